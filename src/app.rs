@@ -1,0 +1,146 @@
+//! The command-line application: parsed arguments in, exit code out.
+//!
+//! This is the edge where files and standard streams are touched. Each subcommand turns its
+//! arguments into library calls, writes exactly one JSON document to standard output (or to
+//! `-o FILE`, atomically), a one-line diagnostic to standard error when the call failed, and
+//! returns the documented exit code. Panics are caught here and reported as `INTERNAL_ERROR`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
+use crate::cli::{CallArgs, Cli, Command, OutputArgs};
+use crate::context::RunContext;
+use crate::error::{ErrorCode, ToolError, exit};
+use crate::render;
+
+/// Runs the command, turning a panic into a safe internal error (exit 1).
+pub fn run_guarded(cli: Cli) -> u8 {
+    // The default hook would print the panic message, which may hold input: keep stderr safe.
+    std::panic::set_hook(Box::new(|_| eprintln!("aciproj: internal error (a bug)")));
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(code) => code,
+        Err(_) => {
+            let body = serde_json::json!({"status": "ERROR", "error": {
+                "stage": "projection", "code": ErrorCode::InternalError.as_str(),
+                "message": "an unexpected internal error occurred"}});
+            println!("{body}");
+            exit::INTERNAL
+        }
+    }
+}
+
+/// Runs the command.
+pub fn run(cli: Cli) -> u8 {
+    match cli.command {
+        Command::Rag(args) => {
+            let request = ToolRequest::Rag { query: args.query };
+            tool_call(args.call, request, args.response.as_deref(), &args.output)
+        }
+    }
+}
+
+fn tool_call(
+    args: CallArgs,
+    request: ToolRequest,
+    response: Option<&Path>,
+    out: &OutputArgs,
+) -> u8 {
+    let tool = request.tool();
+    let call = ToolCall {
+        tool_call_id: args.call_id,
+        run_id: args.run_id,
+        request,
+    };
+    let failed = |e: ToolError, context_run: Option<String>| {
+        let run = call.run_id.clone().or(context_run);
+        CallOutcome::failed(tool, run, Some(call.tool_call_id.clone()), e)
+    };
+    // The output file is prepared before the call so an unwritable destination fails before a
+    // record is appended to the ledger.
+    let staged = match out.output.as_deref().map(StagedOutput::create).transpose() {
+        Ok(s) => s,
+        Err(e) => return deliver(&failed(e, None), out, None),
+    };
+    let context = match RunContext::load(&args.context) {
+        Ok(c) => c,
+        Err(e) => return deliver(&failed(e, None), out, staged),
+    };
+    let mut boundary = ToolBoundary::new(context);
+    let legacy = match response {
+        None => LegacySource::Stdin,
+        Some(p) if p == Path::new("-") => LegacySource::Stdin,
+        Some(p) => LegacySource::File(p),
+    };
+    let outcome = boundary.execute(&call, legacy);
+    deliver(&outcome, out, staged)
+}
+
+/// Writes the outcome and returns its exit code.
+fn deliver(outcome: &CallOutcome, out: &OutputArgs, staged: Option<StagedOutput>) -> u8 {
+    let doc = render::document(outcome, out.view, out.format);
+    let text = render::to_text(&doc, out.pretty);
+    if let Err(e) = outcome.result() {
+        eprintln!("aciproj: {}: {}", e.code(), e.message());
+    }
+    match staged {
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            if stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush())
+                .is_err()
+            {
+                return exit::INPUT;
+            }
+            outcome.exit_code()
+        }
+        Some(staged) => match staged.commit(text.as_bytes()) {
+            Ok(()) => outcome.exit_code(),
+            Err(e) => {
+                eprintln!("aciproj: {}: {}", e.code(), e.message());
+                exit::INPUT
+            }
+        },
+    }
+}
+
+/// An output file written atomically: a temporary file beside the target, renamed into place.
+struct StagedOutput {
+    temp: tempfile::NamedTempFile,
+    target: PathBuf,
+}
+
+fn unwritable() -> ToolError {
+    ToolError::new(
+        ErrorCode::OutputUnwritable,
+        "the output file cannot be written",
+    )
+}
+
+impl StagedOutput {
+    fn create(target: &Path) -> Result<Self, ToolError> {
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if target.is_dir() {
+            return Err(unwritable());
+        }
+        let temp = tempfile::Builder::new()
+            .prefix(".aciproj-")
+            .tempfile_in(dir)
+            .map_err(|_| unwritable())?;
+        Ok(Self {
+            temp,
+            target: target.to_owned(),
+        })
+    }
+
+    fn commit(mut self, bytes: &[u8]) -> Result<(), ToolError> {
+        self.temp.write_all(bytes).map_err(|_| unwritable())?;
+        self.temp.as_file().sync_all().map_err(|_| unwritable())?;
+        self.temp.persist(&self.target).map_err(|_| unwritable())?;
+        Ok(())
+    }
+}

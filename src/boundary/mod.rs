@@ -1,0 +1,431 @@
+//! The ToolBoundary: the one path every call takes.
+//!
+//! `execute` runs the pipeline of SPEC §3–§6 in one direction: lock and read the run's records →
+//! preflight → read the legacy response → project within the call's total bound → derive the
+//! views → append the canonical record → return. The framework's `tool_call_id` and the run's id
+//! are carried byte for byte; the boundary never mints an id and writes no store but the ledger.
+
+pub mod ledger;
+pub mod preflight;
+pub mod scope;
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::bounds::json_len;
+use crate::context::{MAX_ID_BYTES, RunContext, has_control};
+use crate::contracts::{
+    BudgetUse, CallStatus, ControlError, ControlView, Envelope, ErrorBody, ErrorObservation,
+    LedgerRecord, ModelError, ModelObservation, Tool, ToolResult,
+};
+use crate::error::{ErrorCode, ToolError};
+use crate::legacy;
+use crate::project::{self, Projection};
+
+pub use ledger::LedgerStore;
+use preflight::{Admission, History};
+
+/// A tool's business request: only the logical fields the seeds allow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolRequest {
+    /// A knowledge search.
+    Rag {
+        /// The query, passed through unchanged.
+        query: String,
+    },
+    /// A Mock log query.
+    Logs {
+        /// The log topic.
+        topic: String,
+        /// The query.
+        query: String,
+        /// The lookback; 60 minutes when absent. Out of 1..=10080 is `INVALID_REQUEST`.
+        lookback_minutes: Option<i64>,
+    },
+}
+
+impl ToolRequest {
+    /// The tool this request is for.
+    pub fn tool(&self) -> Tool {
+        match self {
+            ToolRequest::Rag { .. } => Tool::Rag,
+            ToolRequest::Logs { .. } => Tool::Logs,
+        }
+    }
+}
+
+/// One call from the framework.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The framework's call id, byte for byte.
+    pub tool_call_id: String,
+    /// The run the framework believes it is in; checked against the context.
+    pub run_id: Option<String>,
+    /// The business request.
+    pub request: ToolRequest,
+}
+
+/// Where the captured legacy response comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum LegacySource<'a> {
+    /// A file; only its length is looked at before preflight passes.
+    File(&'a Path),
+    /// Standard input.
+    Stdin,
+    /// Bytes already in memory.
+    Bytes(&'a [u8]),
+}
+
+/// The finished call: its result or safe error, and the harness's control view.
+#[derive(Debug, Clone)]
+pub struct CallOutcome {
+    tool: Tool,
+    run_id: Option<String>,
+    tool_call_id: Option<String>,
+    result: Result<ToolResult, ToolError>,
+    control: ControlView,
+}
+
+impl CallOutcome {
+    fn new(tool: Tool, run_id: Option<String>, tool_call_id: Option<String>) -> Self {
+        let control = ControlView {
+            tool,
+            run_id: run_id.clone(),
+            tool_call_id: tool_call_id.clone(),
+            status: CallStatus::Error,
+            evidence_status: None,
+            error: None,
+            returned_count: None,
+            match_count: None,
+            scope: None,
+            scope_fingerprint: None,
+            duplicate_of: None,
+            relevance_level: None,
+            truncated: None,
+            truncation: Default::default(),
+            redactions: Default::default(),
+            result_bytes: None,
+            observation_bytes: 0,
+            budget: None,
+        };
+        let pending = Err(ToolError::new(
+            ErrorCode::InternalError,
+            "the call did not finish",
+        ));
+        Self {
+            tool,
+            run_id,
+            tool_call_id,
+            result: pending,
+            control,
+        }
+    }
+
+    /// An outcome for a call that failed before the boundary could run it (e.g. an unreadable
+    /// run context): no run is known beyond what the caller passes.
+    pub fn failed(
+        tool: Tool,
+        run_id: Option<String>,
+        tool_call_id: Option<String>,
+        error: ToolError,
+    ) -> Self {
+        let mut outcome = Self::new(
+            tool,
+            run_id.filter(|id| valid_id(id)),
+            tool_call_id.filter(|id| valid_id(id)),
+        );
+        outcome.finish(Err(error));
+        outcome
+    }
+
+    fn finish(&mut self, result: Result<ToolResult, ToolError>) {
+        self.result = result;
+        let c = &mut self.control;
+        match &self.result {
+            Ok(r) => {
+                c.status = CallStatus::Ready;
+                c.evidence_status = Some(r.evidence_status());
+                c.error = None;
+                c.returned_count = Some(r.returned_count());
+                c.truncated = Some(r.truncated());
+                c.result_bytes = Some(json_len(r) as u64);
+                if let ToolResult::Logs(l) = r {
+                    c.match_count = Some(l.match_count);
+                }
+            }
+            Err(e) => {
+                c.status = CallStatus::Error;
+                c.evidence_status = None;
+                c.error = Some(ControlError {
+                    stage: e.stage(),
+                    code: e.code(),
+                });
+                c.returned_count = None;
+                c.truncated = None;
+                c.result_bytes = None;
+            }
+        }
+        self.control.observation_bytes = json_len(&self.model_observation()) as u64;
+    }
+
+    /// The tool called.
+    pub fn tool(&self) -> Tool {
+        self.tool
+    }
+
+    /// The canonical result or the safe error.
+    pub fn result(&self) -> Result<&ToolResult, &ToolError> {
+        self.result.as_ref()
+    }
+
+    /// The process exit code for this outcome.
+    pub fn exit_code(&self) -> u8 {
+        match &self.result {
+            Ok(_) => crate::error::exit::READY,
+            Err(e) => e.exit_code(),
+        }
+    }
+
+    /// The default view.
+    pub fn envelope(&self) -> Envelope {
+        let (result, error) = match &self.result {
+            Ok(r) => (Some(r.clone()), None),
+            Err(e) => (
+                None,
+                Some(ErrorBody {
+                    stage: e.stage(),
+                    code: e.code(),
+                    message: e.message().to_owned(),
+                }),
+            ),
+        };
+        Envelope {
+            status: self.control.status,
+            tool: self.tool,
+            run_id: self.run_id.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            result,
+            error,
+        }
+    }
+
+    /// What the model reads.
+    pub fn model_observation(&self) -> ModelObservation {
+        match &self.result {
+            Ok(r) => ModelObservation::of_result(r),
+            Err(e) => ModelObservation::Error(ErrorObservation {
+                status: CallStatus::Error,
+                tool_call_id: self.tool_call_id.clone(),
+                error: ModelError {
+                    code: e.code(),
+                    message: e.message().to_owned(),
+                },
+            }),
+        }
+    }
+
+    /// What the harness reads.
+    pub fn control_view(&self) -> &ControlView {
+        &self.control
+    }
+
+    fn record(&self) -> LedgerRecord {
+        let c = &self.control;
+        LedgerRecord {
+            run_id: self.run_id.clone(),
+            tool_call_id: self.tool_call_id.clone().unwrap_or_default(),
+            tool: self.tool.name().to_owned(),
+            status: Some(c.status),
+            stage: c.error.map(|e| e.stage),
+            code: c.error.map(|e| e.code.as_str().to_owned()),
+            evidence_status: c.evidence_status,
+            scope_fingerprint: c.scope_fingerprint.clone(),
+            returned_count: c.returned_count,
+            truncated: c.truncated,
+            observation_bytes: Some(c.observation_bytes),
+            result_sha256: self
+                .result
+                .as_ref()
+                .ok()
+                .map(|r| scope::sha256_hex(&serde_json::to_vec(r).unwrap_or_default())),
+        }
+    }
+}
+
+/// An id that may be echoed: within 128 bytes and free of control characters.
+fn valid_id(id: &str) -> bool {
+    id.len() <= MAX_ID_BYTES && !has_control(id)
+}
+
+/// Runs calls for one run context.
+#[derive(Debug)]
+pub struct ToolBoundary {
+    context: RunContext,
+    ledger: LedgerStore,
+}
+
+impl ToolBoundary {
+    /// A boundary over the context's ledger file (or none when the context names none).
+    pub fn new(context: RunContext) -> Self {
+        let ledger = match &context.ledger {
+            Some(path) => LedgerStore::File(path.clone()),
+            None => LedgerStore::None,
+        };
+        Self { context, ledger }
+    }
+
+    /// A boundary with an explicit store (replay uses a fresh in-memory one).
+    pub fn with_ledger(context: RunContext, ledger: LedgerStore) -> Self {
+        Self { context, ledger }
+    }
+
+    /// The run context.
+    pub fn context(&self) -> &RunContext {
+        &self.context
+    }
+
+    /// Executes one call: preflight, read, project, record.
+    pub fn execute(&mut self, call: &ToolCall, legacy: LegacySource<'_>) -> CallOutcome {
+        let tool = call.request.tool();
+        let echo = |id: &str| valid_id(id).then(|| id.to_owned());
+        let mut outcome =
+            CallOutcome::new(tool, echo(&self.context.run_id), echo(&call.tool_call_id));
+        let context = &self.context;
+        let mut session = match self.ledger.open() {
+            Ok(s) => s,
+            Err(e) => {
+                outcome.finish(Err(e));
+                return outcome;
+            }
+        };
+        let history = History::new(&context.prior_calls, session.records(), &context.run_id);
+        let (calls_used, bytes_used) = (history.calls_used(), history.observation_bytes_used());
+        let budget = |calls: u64, bytes: u64| BudgetUse {
+            tool_calls_used: calls,
+            tool_calls_left: context.budget.max_tool_calls.saturating_sub(calls),
+            observation_bytes_used: bytes,
+            observation_bytes_left: context.budget.max_observation_bytes.saturating_sub(bytes),
+        };
+        outcome.control.budget = Some(budget(calls_used, bytes_used));
+
+        let admission = match preflight::check(context, call, &history, &legacy) {
+            Ok(a) => a,
+            Err(e) => {
+                // A rejected call is not recorded: the ledger stays byte-identical.
+                outcome.finish(Err(e));
+                return outcome;
+            }
+        };
+        drop(history);
+        outcome.control.scope = Some(admission.scope.clone());
+        outcome.control.scope_fingerprint = Some(admission.fingerprint.clone());
+        outcome.control.duplicate_of = admission.duplicate_of.clone();
+
+        let projected = run_projection(context, call, &admission, legacy);
+        let result = projected.map(|p| {
+            outcome.control.truncation = p.truncation;
+            outcome.control.redactions = p.redactions;
+            outcome.control.relevance_level = p.relevance;
+            p.result
+        });
+        outcome.finish(result);
+        outcome.control.budget = Some(budget(
+            calls_used + 1,
+            bytes_used.saturating_add(outcome.control.observation_bytes),
+        ));
+        if let Err(e) = session.append(&outcome.record()) {
+            // Without its record the call did not happen as far as the run knows: never READY.
+            outcome.finish(Err(e));
+            outcome.control.budget = Some(budget(calls_used, bytes_used));
+        }
+        outcome
+    }
+}
+
+fn run_projection(
+    context: &RunContext,
+    call: &ToolCall,
+    admission: &Admission,
+    legacy: LegacySource<'_>,
+) -> Result<Projection, ToolError> {
+    match &call.request {
+        ToolRequest::Rag { query } => {
+            let bytes = read_capped(legacy, context.limits.rag.max_response_bytes)?;
+            let response = legacy::rag::read(&bytes)?;
+            Ok(project::rag_projection(
+                &call.tool_call_id,
+                query,
+                response,
+                &context.limits.rag,
+                admission.total_bound,
+            ))
+        }
+        ToolRequest::Logs { .. } => Err(ToolError::new(
+            ErrorCode::ProjectionFailed,
+            "the log projection is not available in this build",
+        )),
+    }
+}
+
+fn unreadable() -> ToolError {
+    ToolError::new(
+        ErrorCode::ResponseUnreadable,
+        "the legacy response cannot be read",
+    )
+}
+
+fn open<'a>(legacy: LegacySource<'a>) -> Result<Box<dyn Read + 'a>, ToolError> {
+    Ok(match legacy {
+        LegacySource::File(path) => Box::new(std::fs::File::open(path).map_err(|_| unreadable())?),
+        LegacySource::Stdin => Box::new(std::io::stdin().lock()),
+        LegacySource::Bytes(bytes) => Box::new(bytes),
+    })
+}
+
+/// Reads the whole response, refusing more than `cap` bytes.
+fn read_capped(legacy: LegacySource<'_>, cap: u64) -> Result<Vec<u8>, ToolError> {
+    let mut bytes = Vec::new();
+    open(legacy)?
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|_| unreadable())?;
+    if bytes.len() as u64 > cap {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+fn too_large() -> ToolError {
+    ToolError::new(
+        ErrorCode::ResponseTooLarge,
+        "the legacy response is larger than max_response_bytes",
+    )
+}
+
+/// A reader that fails once more than its allowance was read, so a streamed response larger
+/// than `max_response_bytes` is refused rather than projected from a prefix.
+pub struct CappedReader<R> {
+    inner: R,
+    left: u64,
+    exceeded: bool,
+}
+
+impl<R> CappedReader<R> {
+    /// Whether the allowance was exceeded.
+    pub fn exceeded(&self) -> bool {
+        self.exceeded
+    }
+}
+
+impl<R: Read> Read for CappedReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n as u64 > self.left {
+            self.exceeded = true;
+            self.left = 0;
+            return Err(std::io::Error::other("response larger than its bound"));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}

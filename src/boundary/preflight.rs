@@ -1,0 +1,301 @@
+//! The boundary's preflight checks (SPEC §3), in their fixed order; the first failure wins.
+//!
+//! Nothing here opens the legacy response: the size check only asks the file system for the
+//! file's length. A call that fails preflight never reaches a reader or a projector.
+
+use crate::bounds::json_len;
+use crate::context::{DuplicateScope, MAX_ID_BYTES, RunContext, RunMode, RunStatus, has_control};
+use crate::contracts::{LedgerRecord, LogsToolResult, NormalizedScope, RagToolResult};
+use crate::error::{ErrorCode, ToolError};
+
+use super::scope;
+use super::{LegacySource, ToolCall, ToolRequest};
+
+/// The default lookback of a log query, in minutes.
+pub const DEFAULT_LOOKBACK_MINUTES: u32 = 60;
+/// The longest lookback a log query may ask for (one week).
+pub const MAX_LOOKBACK_MINUTES: i64 = 10080;
+
+/// What preflight learned about an admitted call.
+#[derive(Debug, Clone)]
+pub struct Admission {
+    /// The normalized scope.
+    pub scope: NormalizedScope,
+    /// Its fingerprint.
+    pub fingerprint: String,
+    /// The earlier call with the same fingerprint, if any.
+    pub duplicate_of: Option<String>,
+    /// The total bound of this call: `max_total_bytes` capped by the observation budget left.
+    pub total_bound: usize,
+}
+
+/// Everything the run has done so far: the harness's `prior_calls` and this run's ledger records.
+pub struct History<'a> {
+    records: Vec<&'a LedgerRecord>,
+}
+
+impl<'a> History<'a> {
+    /// Joins prior calls and ledger records of `run_id` (records of other runs are ignored; a
+    /// call id reported by both counts once).
+    pub fn new(prior: &'a [LedgerRecord], ledger: &'a [LedgerRecord], run_id: &str) -> Self {
+        let mut records: Vec<&LedgerRecord> = Vec::new();
+        for r in prior.iter().chain(ledger) {
+            let same_run = r.run_id.as_deref().is_none_or(|id| id == run_id);
+            if same_run
+                && !records
+                    .iter()
+                    .any(|seen| seen.tool_call_id == r.tool_call_id)
+            {
+                records.push(r);
+            }
+        }
+        Self { records }
+    }
+
+    /// Calls admitted so far.
+    pub fn calls_used(&self) -> u64 {
+        self.records.len() as u64
+    }
+
+    /// Observation bytes returned so far.
+    pub fn observation_bytes_used(&self) -> u64 {
+        self.records
+            .iter()
+            .map(|r| r.observation_bytes.unwrap_or(0))
+            .fold(0u64, u64::saturating_add)
+    }
+
+    fn contains_call(&self, id: &str) -> bool {
+        self.records.iter().any(|r| r.tool_call_id == id)
+    }
+
+    fn first_with_fingerprint(&self, fingerprint: &str) -> Option<&str> {
+        self.records
+            .iter()
+            .find(|r| r.scope_fingerprint.as_deref() == Some(fingerprint))
+            .map(|r| r.tool_call_id.as_str())
+    }
+}
+
+fn reject(code: ErrorCode, message: &'static str) -> ToolError {
+    ToolError::new(code, message)
+}
+
+/// Runs every check in order.
+pub fn check(
+    ctx: &RunContext,
+    call: &ToolCall,
+    history: &History<'_>,
+    legacy: &LegacySource<'_>,
+) -> Result<Admission, ToolError> {
+    check_request(call)?;
+    check_ownership(ctx, call)?;
+    let tool = call.request.tool();
+    if !ctx.authorizes(tool) {
+        return Err(reject(
+            ErrorCode::UnauthorizedTool,
+            "the tool is not authorized for this run",
+        ));
+    }
+    if ctx.mode == RunMode::ReadOnly && !ctx.is_read_only(tool) {
+        return Err(reject(
+            ErrorCode::ReadOnlyViolation,
+            "the run is read-only and the tool is not declared read-only",
+        ));
+    }
+    if history.contains_call(&call.tool_call_id) {
+        return Err(reject(
+            ErrorCode::DuplicateToolCall,
+            "the tool call id was already used in this run",
+        ));
+    }
+    let scope = normalized_scope(&call.request);
+    let fingerprint = scope::fingerprint(tool, &scope);
+    let duplicate_of = history
+        .first_with_fingerprint(&fingerprint)
+        .map(str::to_owned);
+    if duplicate_of.is_some() && ctx.duplicate_scope == DuplicateScope::Reject {
+        return Err(reject(
+            ErrorCode::DuplicateScope,
+            "the same normalized scope was already asked in this run",
+        ));
+    }
+    let total_bound = check_budget(ctx, call, history)?;
+    check_size(ctx, call, legacy)?;
+    Ok(Admission {
+        scope,
+        fingerprint,
+        duplicate_of,
+        total_bound,
+    })
+}
+
+fn check_request(call: &ToolCall) -> Result<(), ToolError> {
+    let invalid = |m| Err(reject(ErrorCode::InvalidRequest, m));
+    if call.tool_call_id.trim().is_empty() || has_control(&call.tool_call_id) {
+        return invalid("the tool call id must be non-blank and free of control characters");
+    }
+    if call
+        .run_id
+        .as_deref()
+        .is_some_and(|id| id.trim().is_empty() || has_control(id))
+    {
+        return invalid("the run id must be non-blank and free of control characters");
+    }
+    let (topic, query, lookback) = match &call.request {
+        ToolRequest::Rag { query } => (None, query, None),
+        ToolRequest::Logs {
+            topic,
+            query,
+            lookback_minutes,
+        } => (Some(topic), query, *lookback_minutes),
+    };
+    if query.trim().is_empty() {
+        return invalid("the query must not be blank");
+    }
+    if has_control(query) {
+        return invalid("the query must not contain control characters");
+    }
+    if let Some(topic) = topic {
+        if topic.trim().is_empty() {
+            return invalid("the topic must not be blank");
+        }
+        if has_control(topic) {
+            return invalid("the topic must not contain control characters");
+        }
+    }
+    if lookback.is_some_and(|m| !(1..=MAX_LOOKBACK_MINUTES).contains(&m)) {
+        return invalid("lookback_minutes must be between 1 and 10080");
+    }
+    Ok(())
+}
+
+fn check_ownership(ctx: &RunContext, call: &ToolCall) -> Result<(), ToolError> {
+    if call.run_id.as_deref().is_some_and(|id| id != ctx.run_id) {
+        return Err(reject(
+            ErrorCode::RunNotOwned,
+            "the call names a run other than the context's run",
+        ));
+    }
+    if ctx.status != RunStatus::Active {
+        return Err(reject(ErrorCode::RunNotActive, "the run is not active"));
+    }
+    Ok(())
+}
+
+/// The normalized scope of a request.
+pub fn normalized_scope(request: &ToolRequest) -> NormalizedScope {
+    match request {
+        ToolRequest::Rag { query } => NormalizedScope {
+            topic: None,
+            query: scope::normalize(query),
+            lookback_minutes: None,
+        },
+        ToolRequest::Logs {
+            topic,
+            query,
+            lookback_minutes,
+        } => NormalizedScope {
+            topic: Some(scope::normalize(topic)),
+            query: scope::normalize(query),
+            lookback_minutes: Some(lookback_of(*lookback_minutes)),
+        },
+    }
+}
+
+/// The lookback a request uses (validated to 1..=10080 by the request check).
+pub fn lookback_of(requested: Option<i64>) -> u32 {
+    requested
+        .and_then(|m| u32::try_from(m).ok())
+        .unwrap_or(DEFAULT_LOOKBACK_MINUTES)
+}
+
+fn check_budget(
+    ctx: &RunContext,
+    call: &ToolCall,
+    history: &History<'_>,
+) -> Result<usize, ToolError> {
+    if history.calls_used() >= ctx.budget.max_tool_calls {
+        return Err(reject(
+            ErrorCode::BudgetExhausted,
+            "the run has used all of its tool calls",
+        ));
+    }
+    let left = ctx
+        .budget
+        .max_observation_bytes
+        .saturating_sub(history.observation_bytes_used());
+    let (max_total, empty) = match &call.request {
+        ToolRequest::Rag { query } => (
+            ctx.limits.rag.max_total_bytes,
+            json_len(&RagToolResult::empty(
+                call.tool_call_id.clone(),
+                query.clone(),
+            )),
+        ),
+        ToolRequest::Logs { topic, query, .. } => (
+            ctx.limits.logs.max_total_bytes,
+            json_len(&LogsToolResult::worst_case_empty(
+                call.tool_call_id.clone(),
+                topic.clone(),
+                query.clone(),
+            )),
+        ),
+    };
+    if (empty as u64) > left {
+        return Err(reject(
+            ErrorCode::BudgetExhausted,
+            "the run's observation budget cannot hold even an empty result",
+        ));
+    }
+    Ok(max_total.min(usize::try_from(left).unwrap_or(usize::MAX)))
+}
+
+fn check_size(
+    ctx: &RunContext,
+    call: &ToolCall,
+    legacy: &LegacySource<'_>,
+) -> Result<(), ToolError> {
+    let too_large = |m| Err(reject(ErrorCode::RequestTooLarge, m));
+    if call.tool_call_id.len() > MAX_ID_BYTES
+        || call
+            .run_id
+            .as_ref()
+            .is_some_and(|id| id.len() > MAX_ID_BYTES)
+    {
+        return too_large("call and run ids are at most 128 bytes");
+    }
+    let (query_max, response_max) = match &call.request {
+        ToolRequest::Rag { .. } => (
+            ctx.limits.rag.max_query_bytes,
+            ctx.limits.rag.max_response_bytes,
+        ),
+        ToolRequest::Logs { .. } => (
+            ctx.limits.logs.max_query_bytes,
+            ctx.limits.logs.max_response_bytes,
+        ),
+    };
+    let (topic, query) = match &call.request {
+        ToolRequest::Rag { query } => (None, query),
+        ToolRequest::Logs { topic, query, .. } => (Some(topic), query),
+    };
+    if query.len() > query_max {
+        return too_large("the query is larger than max_query_bytes");
+    }
+    if topic.is_some_and(|t| t.len() > ctx.limits.logs.max_topic_bytes) {
+        return too_large("the topic is larger than max_topic_bytes");
+    }
+    let response_len = match legacy {
+        // Only the file system is asked; the file is not opened.
+        LegacySource::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+        LegacySource::Bytes(bytes) => Some(bytes.len() as u64),
+        LegacySource::Stdin => None,
+    };
+    if response_len.is_some_and(|len| len > response_max) {
+        return Err(reject(
+            ErrorCode::ResponseTooLarge,
+            "the legacy response is larger than max_response_bytes",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! UTF-8 byte budgets.
+//!
+//! Every bound in aciproj is counted in UTF-8 bytes and every cut lands on a character boundary,
+//! so a cut string is always a prefix of the original and always valid UTF-8. Sizes of whole
+//! results are measured as the compact JSON serde_json would write, without building the string.
+
+use serde::Serialize;
+
+/// The longest prefix of `s` that is at most `max` bytes and ends on a character boundary, and
+/// how many bytes were cut off.
+pub fn prefix_within(s: &str, max: usize) -> (&str, usize) {
+    if s.len() <= max {
+        return (s, 0);
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&s[..end], s.len() - end)
+}
+
+/// Cuts `s` in place to at most `max` bytes on a character boundary; returns the bytes removed.
+pub fn truncate_to(s: &mut String, max: usize) -> usize {
+    let keep = prefix_within(s, max).0.len();
+    let removed = s.len() - keep;
+    s.truncate(keep);
+    removed
+}
+
+/// The length of `value` serialized as compact JSON.
+pub fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
+    let mut counter = ByteCounter(0);
+    // Serializing our own contract types into a counter cannot fail; a failure would mean a map
+    // with non-string keys, which the contracts do not have. Count it as unbounded to stay safe.
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => counter.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The size a JSON array has when its items' sizes are `item_lens`.
+pub fn array_len(item_lens: impl IntoIterator<Item = usize>) -> usize {
+    let mut total = 2;
+    let mut first = true;
+    for len in item_lens {
+        total += len + usize::from(!first);
+        first = false;
+    }
+    total
+}
+
+/// Tallies what bounds removed from one collection or field kind.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+pub struct Dropped {
+    /// Whole items removed.
+    pub items: u64,
+    /// Bytes removed by cutting strings (items removed whole are not counted here).
+    pub bytes: u64,
+}
+
+impl Dropped {
+    /// Whether nothing was removed.
+    pub fn is_empty(&self) -> bool {
+        self.items == 0 && self.bytes == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_cuts_on_char_boundaries() {
+        assert_eq!(prefix_within("abc", 5), ("abc", 0));
+        assert_eq!(prefix_within("abc", 2), ("ab", 1));
+        // 内 is three bytes: a cut inside it backs off to the boundary before it.
+        assert_eq!(prefix_within("a内存", 2), ("a", 6));
+        assert_eq!(prefix_within("a内存", 4), ("a内", 3));
+        assert_eq!(prefix_within("😀", 3), ("", 4));
+    }
+
+    #[test]
+    fn json_len_matches_serialization() {
+        let v = serde_json::json!({"a": "q\"uote\u{1}", "b": [1, 2, "内"]});
+        assert_eq!(json_len(&v), serde_json::to_string(&v).unwrap().len());
+    }
+
+    #[test]
+    fn array_len_counts_commas_and_brackets() {
+        assert_eq!(array_len([]), 2);
+        assert_eq!(array_len([3]), 5);
+        assert_eq!(array_len([3, 4]), 10);
+        let v = serde_json::json!(["a", "bc"]);
+        assert_eq!(array_len([3, 4]), serde_json::to_string(&v).unwrap().len());
+    }
+}

@@ -1,0 +1,1 @@
+//! The legacy Mock log response (placeholder until the log reader lands).

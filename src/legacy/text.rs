@@ -1,0 +1,202 @@
+//! Lenient scalar readers shared by the legacy shapes.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
+
+/// Drops a UTF-8 byte-order mark, which some legacy exporters write.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// A string field that ignores values of other types instead of failing the whole response.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Text(pub Option<String>);
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor { numbers: false })
+            .map(Text)
+    }
+}
+
+/// An identifier: a string, or an integer written as one.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Ident(pub Option<String>);
+
+impl<'de> Deserialize<'de> for Ident {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor { numbers: true })
+            .map(Ident)
+    }
+}
+
+struct ScalarVisitor {
+    numbers: bool,
+}
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Option<String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Some(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Some(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(self.numbers.then(|| v.to_string()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(self.numbers.then(|| v.to_string()))
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+/// A heading path: a string, or an array of strings joined with ` > `.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Crumbs(pub Option<String>);
+
+impl<'de> Deserialize<'de> for Crumbs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct CrumbVisitor;
+        impl<'de> Visitor<'de> for CrumbVisitor {
+            type Value = Option<String>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or an array of strings")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut parts: Vec<String> = Vec::new();
+                while let Some(Text(part)) = seq.next_element::<Text>()? {
+                    if let Some(part) = part.filter(|p| !p.trim().is_empty()) {
+                        parts.push(part);
+                    }
+                }
+                Ok((!parts.is_empty()).then(|| parts.join(" > ")))
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Some(v.to_owned()))
+            }
+
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Some(v))
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                d.deserialize_any(self)
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                ScalarVisitor { numbers: false }.visit_map(map)
+            }
+
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+        }
+        d.deserialize_any(CrumbVisitor).map(Crumbs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_ignores_other_types() {
+        let t: Vec<Text> = serde_json::from_str(r#"["a", 1, null, true, [1], {"x": 1}]"#).unwrap();
+        let got: Vec<_> = t.into_iter().map(|t| t.0).collect();
+        assert_eq!(
+            got,
+            vec![Some("a".to_owned()), None, None, None, None, None]
+        );
+    }
+
+    #[test]
+    fn ident_accepts_integers() {
+        let t: Vec<Ident> = serde_json::from_str(r#"["doc-1", 42, 1.5]"#).unwrap();
+        let got: Vec<_> = t.into_iter().map(|t| t.0).collect();
+        assert_eq!(
+            got,
+            vec![Some("doc-1".to_owned()), Some("42".to_owned()), None]
+        );
+    }
+
+    #[test]
+    fn crumbs_join_arrays() {
+        let t: Vec<Crumbs> =
+            serde_json::from_str(r#"["A > B", ["Kafka", "运维", 3, " "], [], 7]"#).unwrap();
+        let got: Vec<_> = t.into_iter().map(|t| t.0).collect();
+        assert_eq!(
+            got,
+            vec![
+                Some("A > B".to_owned()),
+                Some("Kafka > 运维".to_owned()),
+                None,
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn bom_is_stripped_once() {
+        assert_eq!(strip_bom(b"\xEF\xBB\xBF{}"), b"{}");
+        assert_eq!(strip_bom(b"{}"), b"{}");
+    }
+}

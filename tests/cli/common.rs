@@ -1,0 +1,160 @@
+//! The one way tests run the real binary: a small builder over `assert_cmd`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// A path under `fixtures/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+}
+
+/// A response path that does not exist: a call that opened it would fail with exit 4.
+pub const MISSING_RESPONSE: &str = "/nonexistent/aciproj/response.json";
+
+/// A context written to a temporary folder: the bundled active context with `patch` merged in
+/// (top-level keys replaced; `null` removes a key).
+pub struct TempContext {
+    pub dir: tempfile::TempDir,
+    pub path: PathBuf,
+}
+
+pub fn context_with(patch: Value) -> TempContext {
+    let base = std::fs::read_to_string(fixture("contexts/active.json")).unwrap();
+    let mut ctx: Value = serde_json::from_str(&base).unwrap();
+    for (k, v) in patch.as_object().expect("patch is an object") {
+        if v.is_null() {
+            ctx.as_object_mut().unwrap().remove(k);
+        } else {
+            ctx[k] = v.clone();
+        }
+    }
+    raw_context(&serde_json::to_string_pretty(&ctx).unwrap())
+}
+
+pub fn raw_context(text: &str) -> TempContext {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("context.json");
+    std::fs::write(&path, text).unwrap();
+    TempContext { dir, path }
+}
+
+/// One invocation of `aciproj`.
+pub struct Aci {
+    args: Vec<OsString>,
+    stdin: Option<Vec<u8>>,
+}
+
+/// What an invocation produced.
+#[derive(Debug)]
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Ran {
+    /// Stdout parsed as exactly one JSON document.
+    pub fn json(&self) -> Value {
+        assert!(
+            self.stdout.ends_with('\n'),
+            "stdout is newline-terminated: {:?}",
+            self.stdout
+        );
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is one JSON document ({e}): {}", self.stdout))
+    }
+
+    /// The error code of an ERROR envelope.
+    pub fn error_code(&self) -> String {
+        self.json()["error"]["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+impl Aci {
+    pub fn new<I, S>(args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        Self {
+            args: args.into_iter().map(Into::into).collect(),
+            stdin: None,
+        }
+    }
+
+    /// `aciproj rag --context CONTEXT --call-id ID --query QUERY`.
+    pub fn rag(context: impl AsRef<Path>, call_id: &str, query: &str) -> Self {
+        let context = context.as_ref().as_os_str().to_owned();
+        Self::new([
+            "rag".into(),
+            "--context".into(),
+            context,
+            "--call-id".into(),
+            call_id.into(),
+            "--query".into(),
+            query.into(),
+        ])
+    }
+
+    /// `aciproj logs --context CONTEXT --call-id ID --topic TOPIC --query QUERY`.
+    #[allow(dead_code)]
+    pub fn logs(context: impl AsRef<Path>, call_id: &str, topic: &str, query: &str) -> Self {
+        let context = context.as_ref().as_os_str().to_owned();
+        Self::new([
+            "logs".into(),
+            "--context".into(),
+            context,
+            "--call-id".into(),
+            call_id.into(),
+            "--topic".into(),
+            topic.into(),
+            "--query".into(),
+            query.into(),
+        ])
+    }
+
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, args: I) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// The response as a fixture path.
+    pub fn response(self, rel: &str) -> Self {
+        self.arg(fixture(rel))
+    }
+
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
+    pub fn run(self) -> Ran {
+        let mut cmd = Command::cargo_bin("aciproj").unwrap();
+        cmd.args(&self.args);
+        cmd.write_stdin(self.stdin.unwrap_or_default());
+        let out = cmd.output().unwrap();
+        Ran {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// The active context bundled with the fixtures.
+pub fn active() -> PathBuf {
+    fixture("contexts/active.json")
+}

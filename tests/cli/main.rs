@@ -1,0 +1,6 @@
+//! One integration-test binary (fast to link), one module per concept.
+
+mod boundary;
+mod common;
+mod output;
+mod rag;
