@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
-use crate::cli::{CallArgs, Cli, Command, OutputArgs};
+use crate::cli::{CallArgs, Cli, Command, OutputArgs, PatternsArgs};
 use crate::context::RunContext;
 use crate::error::{ErrorCode, ToolError, exit};
 use crate::render;
@@ -37,6 +37,15 @@ pub fn run(cli: Cli) -> u8 {
             let request = ToolRequest::Rag { query: args.query };
             tool_call(args.call, request, args.response.as_deref(), &args.output)
         }
+        Command::Logs(args) => {
+            let request = ToolRequest::Logs {
+                topic: args.topic,
+                query: args.query,
+                lookback_minutes: args.lookback_minutes,
+            };
+            tool_call(args.call, request, args.response.as_deref(), &args.output)
+        }
+        Command::Patterns(args) => patterns_command(&args),
     }
 }
 
@@ -142,5 +151,33 @@ impl StagedOutput {
         self.temp.as_file().sync_all().map_err(|_| unwritable())?;
         self.temp.persist(&self.target).map_err(|_| unwritable())?;
         Ok(())
+    }
+}
+
+/// `aciproj patterns`: redact and fold raw log lines, printing JSON lines on stdout.
+fn patterns_command(args: &PatternsArgs) -> u8 {
+    let input: Box<dyn std::io::Read> = match args.file.as_deref() {
+        None => Box::new(std::io::stdin().lock()),
+        Some(p) if p == Path::new("-") => Box::new(std::io::stdin().lock()),
+        Some(p) => match std::fs::File::open(p) {
+            Ok(f) => Box::new(f),
+            Err(_) => {
+                eprintln!("aciproj: the log file cannot be read");
+                return exit::INPUT;
+            }
+        },
+    };
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if args.assign {
+        crate::fold::fold_lines(input).and_then(|folded| folded.write_assignments(&mut stdout))
+    } else {
+        crate::fold::fold_lines(input).and_then(|folded| folded.write_summary(&mut stdout))
+    };
+    match written.and_then(|()| stdout.flush()) {
+        Ok(()) => exit::READY,
+        Err(_) => {
+            eprintln!("aciproj: the log lines could not be read or the patterns not written");
+            exit::INPUT
+        }
     }
 }

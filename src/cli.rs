@@ -40,6 +40,11 @@ pub enum Command {
     /// Project a captured RAG knowledge-search response into the RAG contract.
     #[command(after_help = EXIT_CODES_HELP)]
     Rag(RagArgs),
+    /// Project a captured Mock log-query response into the logs contract.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Logs(LogsArgs),
+    /// Fold raw log lines into redacted patterns (one message per line).
+    Patterns(PatternsArgs),
 }
 
 /// The call's identity and run.
@@ -110,4 +115,39 @@ pub struct RagArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub output: OutputArgs,
+}
+
+/// `aciproj logs`.
+#[derive(Debug, Args)]
+pub struct LogsArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub call: CallArgs,
+    /// The logical log topic (e.g. application-logs), at most 128 bytes.
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: String,
+    /// The agent's query, passed through unchanged.
+    #[arg(long, value_name = "TEXT")]
+    pub query: String,
+    /// How far back the window reaches from the run's `now`, 1 to 10080 [default: 60].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub lookback_minutes: Option<i64>,
+    /// The captured legacy response; absent or `-` reads standard input.
+    #[arg(value_name = "RESPONSE")]
+    pub response: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub output: OutputArgs,
+}
+
+/// `aciproj patterns`.
+#[derive(Debug, Args)]
+pub struct PatternsArgs {
+    /// Print one line per input line instead: the pattern that line was folded into (as a JSON
+    /// string), for scoring grouping quality [default: one JSON object per pattern].
+    #[arg(long)]
+    pub assign: bool,
+    /// The log file, one message per line; absent or `-` reads standard input.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
 }

@@ -35,8 +35,13 @@ pub mod cli;
 pub mod context;
 pub mod contracts;
 pub mod error;
+pub mod fold;
 pub mod legacy;
+pub mod patterns;
 pub mod project;
+// Interim: the redactor is still being finished; these lints go with its final version.
+#[allow(clippy::nonminimal_bool, clippy::collapsible_if, clippy::manual_strip)]
+pub mod redact;
 pub mod render;
 
 pub use boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};

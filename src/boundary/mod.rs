@@ -14,12 +14,14 @@ use std::path::Path;
 
 use crate::bounds::json_len;
 use crate::context::{MAX_ID_BYTES, RunContext, has_control};
+use crate::contracts::LogsScope;
 use crate::contracts::{
     BudgetUse, CallStatus, ControlError, ControlView, Envelope, ErrorBody, ErrorObservation,
     LedgerRecord, ModelError, ModelObservation, Tool, ToolResult,
 };
 use crate::error::{ErrorCode, ToolError};
 use crate::legacy;
+use crate::legacy::logs::ReadFailure;
 use crate::project::{self, Projection};
 
 pub use ledger::LedgerStore;
@@ -104,6 +106,7 @@ impl CallOutcome {
             truncated: None,
             truncation: Default::default(),
             redactions: Default::default(),
+            skipped_entries: None,
             result_bytes: None,
             observation_bytes: 0,
             budget: None,
@@ -326,6 +329,7 @@ impl ToolBoundary {
             outcome.control.truncation = p.truncation;
             outcome.control.redactions = p.redactions;
             outcome.control.relevance_level = p.relevance;
+            outcome.control.skipped_entries = p.skipped_entries;
             p.result
         });
         outcome.finish(result);
@@ -360,10 +364,53 @@ fn run_projection(
                 admission.total_bound,
             ))
         }
-        ToolRequest::Logs { .. } => Err(ToolError::new(
-            ErrorCode::ProjectionFailed,
-            "the log projection is not available in this build",
-        )),
+        ToolRequest::Logs {
+            topic,
+            query,
+            lookback_minutes,
+        } => {
+            let lookback = preflight::lookback_of(*lookback_minutes);
+            let scope = logs_scope(context, topic, query, lookback);
+            let mut capped = CappedReader {
+                inner: open(legacy)?,
+                left: context.limits.logs.max_response_bytes,
+                exceeded: false,
+            };
+            let projected = project::logs_projection(
+                context,
+                &call.tool_call_id,
+                scope,
+                &mut capped,
+                admission.total_bound,
+            );
+            projected.map_err(|failure| match failure {
+                _ if capped.exceeded() => too_large(),
+                ReadFailure::Failure => ToolError::new(
+                    ErrorCode::LegacyFailure,
+                    "the legacy log tool reported a failure",
+                ),
+                ReadFailure::Malformed => ToolError::new(
+                    ErrorCode::LegacyMalformed,
+                    "the legacy log response is not JSON of a recognized shape",
+                ),
+            })
+        }
+    }
+}
+
+/// The scope as requested, with the window `[now - lookback, now]` on the run's clock.
+fn logs_scope(context: &RunContext, topic: &str, query: &str, lookback: u32) -> LogsScope {
+    use crate::project::logs::format_stamp;
+    let end = context.now;
+    let start = end
+        .checked_sub(jiff::SignedDuration::from_mins(i64::from(lookback)))
+        .unwrap_or(end);
+    LogsScope {
+        topic: topic.to_owned(),
+        query: query.to_owned(),
+        lookback_minutes: lookback,
+        window_start: format_stamp(start, &context.timezone),
+        window_end: format_stamp(end, &context.timezone),
     }
 }
 

@@ -1,1 +1,338 @@
-//! The legacy Mock log response (placeholder until the log reader lands).
+//! The legacy Mock log response (`QueryLogsOutput`), read as a stream.
+//!
+//! `{"success":true,"region":…,"log_topic":…,"query":…,"logs":[{"timestamp","level","service",
+//! "instance","message","metrics"}],"total":N,"message":…}`. The `logs` array is handed to a sink
+//! one entry at a time, so memory does not grow with the number of entries however large the
+//! response. Only `timestamp`, `level`, `service` and `message` are read into strings; `instance`
+//! and `metrics` are skipped by the parser and never exist as values in this process.
+
+use std::fmt;
+use std::io::Read;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::text::Text;
+
+/// A timestamp as the legacy side wrote it; parsed later with the run's time zone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RawStamp {
+    /// Text: `yyyy-MM-dd HH:mm:ss` (no offset) or RFC 3339.
+    Text(String),
+    /// Epoch milliseconds.
+    Millis(i64),
+    /// Missing or of another type.
+    Missing,
+}
+
+/// One log entry, reduced to the fields a projector may use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    /// When it was logged.
+    pub timestamp: RawStamp,
+    /// Its level, as written.
+    pub level: Option<String>,
+    /// The service that logged it.
+    pub service: Option<String>,
+    /// The raw message (redacted by the projector before anything else).
+    pub message: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for LogEntry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Fields {
+            #[serde(default)]
+            timestamp: StampField,
+            #[serde(default)]
+            level: Text,
+            #[serde(default)]
+            service: Text,
+            #[serde(default)]
+            message: Text,
+        }
+        let f = Fields::deserialize(d)?;
+        Ok(LogEntry {
+            timestamp: f.timestamp.0,
+            level: f.level.0,
+            service: f.service.0,
+            message: f.message.0,
+        })
+    }
+}
+
+struct StampField(RawStamp);
+
+impl Default for StampField {
+    fn default() -> Self {
+        StampField(RawStamp::Missing)
+    }
+}
+
+impl<'de> Deserialize<'de> for StampField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawStamp;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a timestamp")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawStamp, E> {
+                Ok(RawStamp::Text(v.to_owned()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawStamp, E> {
+                Ok(RawStamp::Millis(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawStamp, E> {
+                Ok(i64::try_from(v).map_or(RawStamp::Missing, RawStamp::Millis))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<RawStamp, E> {
+                Ok(RawStamp::Missing)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<RawStamp, E> {
+                Ok(RawStamp::Missing)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<RawStamp, E> {
+                Ok(RawStamp::Missing)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawStamp, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(RawStamp::Missing)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawStamp, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(RawStamp::Missing)
+            }
+        }
+        d.deserialize_any(V).map(StampField)
+    }
+}
+
+/// What the response said about itself, besides its entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogsSummary {
+    /// The `success` flag.
+    pub success: Option<bool>,
+    /// The legacy `total`, when it is a non-negative integer.
+    pub total: Option<u64>,
+    /// Whether a `logs` array was present.
+    pub has_logs: bool,
+    /// Entries handed to the sink.
+    pub entries: u64,
+}
+
+/// Why a log response could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadFailure {
+    /// Not JSON, or not the Mock shape, or ambiguous (duplicate keys).
+    Malformed,
+    /// The legacy tool reported `success:false`.
+    Failure,
+}
+
+/// Streams a Mock log response, handing each entry to `sink`.
+pub fn read<R: Read>(
+    reader: R,
+    sink: &mut dyn FnMut(LogEntry),
+) -> Result<LogsSummary, ReadFailure> {
+    let mut de =
+        serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(64 * 1024, reader));
+    let summary = de
+        .deserialize_map(TopVisitor { sink })
+        .map_err(|_| ReadFailure::Malformed)?;
+    de.end().map_err(|_| ReadFailure::Malformed)?;
+    match summary.success {
+        Some(false) => Err(ReadFailure::Failure),
+        Some(true) => Ok(summary),
+        None if summary.has_logs => Ok(summary),
+        None => Err(ReadFailure::Malformed),
+    }
+}
+
+struct TopVisitor<'s> {
+    sink: &'s mut dyn FnMut(LogEntry),
+}
+
+impl<'de> Visitor<'de> for TopVisitor<'_> {
+    type Value = LogsSummary;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a Mock QueryLogsOutput object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LogsSummary, A::Error> {
+        let mut summary = LogsSummary::default();
+        let (mut seen_success, mut seen_total) = (false, false);
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let once = |seen: &mut bool| {
+                if std::mem::replace(seen, true) {
+                    Err(de::Error::custom("duplicate field"))
+                } else {
+                    Ok(())
+                }
+            };
+            match key.as_ref() {
+                "success" => {
+                    once(&mut seen_success)?;
+                    summary.success = map.next_value::<Option<bool>>()?;
+                }
+                "total" => {
+                    once(&mut seen_total)?;
+                    summary.total = map.next_value::<Count>()?.0;
+                }
+                "logs" => {
+                    once(&mut summary.has_logs)?;
+                    summary.entries = map.next_value_seed(Entries { sink: self.sink })?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(summary)
+    }
+}
+
+struct Entries<'s> {
+    sink: &'s mut dyn FnMut(LogEntry),
+}
+
+impl<'de> DeserializeSeed<'de> for Entries<'_> {
+    type Value = u64;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Entries<'_> {
+    type Value = u64;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of log entries")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<u64, E> {
+        Ok(0)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u64, A::Error> {
+        let mut n = 0u64;
+        while let Some(entry) = seq.next_element::<LogEntry>()? {
+            (self.sink)(entry);
+            n += 1;
+        }
+        Ok(n)
+    }
+}
+
+/// A count that ignores values that are not non-negative integers.
+struct Count(Option<u64>);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<u64>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a count")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<u64>, E> {
+                Ok(Some(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<u64>, E> {
+                Ok(u64::try_from(v).ok())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<u64>, E> {
+                Ok(None)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Option<u64>, E> {
+                Ok(None)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<u64>, E> {
+                Ok(None)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Option<u64>, E> {
+                Ok(None)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<u64>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(None)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<u64>, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(None)
+            }
+        }
+        d.deserialize_any(V).map(Count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(doc: &str) -> Result<(LogsSummary, Vec<LogEntry>), ReadFailure> {
+        let mut entries = Vec::new();
+        let summary = read(doc.as_bytes(), &mut |e| entries.push(e))?;
+        Ok((summary, entries))
+    }
+
+    #[test]
+    fn reads_the_mock_shape_without_instance_or_metrics() {
+        let (s, e) = collect(
+            r#"{"success":true,"region":"cn-hangzhou","log_topic":"application-logs","query":"x",
+            "logs":[{"timestamp":"2026-11-29 09:58:01","level":"ERROR","service":"payment-service",
+            "instance":"pod-payment-service-7d8f9c6b5-x2k4m","message":"timeout","metrics":{"cpu":0.9}},
+            {"timestamp":1764381481000,"level":"INFO","message":"ok"}],"total":7,"message":"成功"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s,
+            LogsSummary {
+                success: Some(true),
+                total: Some(7),
+                has_logs: true,
+                entries: 2
+            }
+        );
+        assert_eq!(e[0].timestamp, RawStamp::Text("2026-11-29 09:58:01".into()));
+        assert_eq!(e[0].service.as_deref(), Some("payment-service"));
+        assert_eq!(e[1].timestamp, RawStamp::Millis(1_764_381_481_000));
+        assert!(
+            !format!("{e:?}").contains("pod-payment"),
+            "instance is never read"
+        );
+    }
+
+    #[test]
+    fn failure_and_malformed() {
+        assert_eq!(
+            collect(r#"{"success":false,"message":"x"}"#).unwrap_err(),
+            ReadFailure::Failure
+        );
+        for doc in [
+            "",
+            "[]",
+            "null",
+            "{}",
+            r#"{"success":true,"logs":[1]}"#,
+            r#"{"success":true,"logs":{}}"#,
+            r#"{"success":true,"success":true}"#,
+            r#"{"success":true,"logs":[],"logs":[]}"#,
+            r#"{"success":true} {}"#,
+            r#"{"success":"true"}"#,
+        ] {
+            assert_eq!(collect(doc).unwrap_err(), ReadFailure::Malformed, "{doc}");
+        }
+    }
+
+    #[test]
+    fn empty_and_missing_arrays() {
+        let (s, e) = collect(r#"{"success":true,"logs":[],"total":0}"#).unwrap();
+        assert!(s.has_logs && e.is_empty());
+        let (s, _) = collect(r#"{"success":true,"total":"many"}"#).unwrap();
+        assert_eq!(s.total, None);
+        assert!(!s.has_logs);
+    }
+}

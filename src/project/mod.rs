@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use crate::bounds::Dropped;
 use crate::contracts::{RelevanceLevel, ToolResult};
 
+pub mod logs;
 pub mod rag;
 
 /// A projected result with the details only the harness sees.
@@ -22,6 +23,8 @@ pub struct Projection {
     pub redactions: BTreeMap<String, u64>,
     /// The normalized upstream relevance (RAG).
     pub relevance: Option<RelevanceLevel>,
+    /// Log entries without a usable timestamp or message.
+    pub skipped_entries: Option<u64>,
 }
 
 pub(crate) fn rag_projection(
@@ -37,5 +40,33 @@ pub(crate) fn rag_projection(
         truncation: p.truncation,
         redactions: BTreeMap::new(),
         relevance: p.upstream_relevance,
+        skipped_entries: None,
     }
+}
+
+/// Streams a Mock log response through a [`logs::LogsProjector`].
+pub(crate) fn logs_projection<R: std::io::Read>(
+    context: &crate::context::RunContext,
+    tool_call_id: &str,
+    scope: crate::contracts::LogsScope,
+    reader: R,
+    total_bound: usize,
+) -> Result<Projection, crate::legacy::logs::ReadFailure> {
+    let limits = &context.limits.logs;
+    let mut projector = logs::LogsProjector::new(limits, &context.timezone);
+    let summary = crate::legacy::logs::read(reader, &mut |entry| projector.push(entry))?;
+    let p = projector.finish(&summary, scope, tool_call_id, total_bound);
+    let redactions = p
+        .redactions
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(class, n)| (class.name().to_owned(), u64::from(n)))
+        .collect();
+    Ok(Projection {
+        result: ToolResult::Logs(p.result),
+        truncation: p.truncation,
+        redactions,
+        relevance: None,
+        skipped_entries: Some(p.skipped_entries),
+    })
 }

@@ -2,5 +2,6 @@
 
 mod boundary;
 mod common;
+mod logs;
 mod output;
 mod rag;

@@ -1,0 +1,134 @@
+//! Folding raw log lines into redacted patterns: the engine of `aciproj patterns`.
+//!
+//! Each line is redacted with the same rules as the log projection, then folded by the same
+//! template miner, so what an operator sees here is what the agent would see in `patterns`.
+//! Clusters whose templates converged to the same text are reported as one pattern. The per-line
+//! assignment is kept as one integer per line (4 bytes), so `--assign` can print each line's
+//! *final* pattern after the whole input was seen.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+
+use serde::Serialize;
+
+use crate::patterns::{PatternId, TemplateMiner};
+use crate::redact::{RedactionCounts, redact};
+
+/// Lines folded into patterns.
+pub struct Folded {
+    miner: TemplateMiner,
+    assignments: Vec<PatternId>,
+}
+
+/// One line of `aciproj patterns` output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PatternLine {
+    /// The redacted template.
+    pub pattern: String,
+    /// Lines folded into it.
+    pub count: u64,
+    /// The 1-based number of the first line folded into it.
+    pub first_line: u64,
+}
+
+/// Reads lines (invalid UTF-8 is replaced, `\r\n` and `\n` both end a line) and folds them.
+pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
+    let mut reader = BufReader::with_capacity(256 * 1024, input);
+    let mut miner = TemplateMiner::new();
+    let mut assignments = Vec::new();
+    let mut counts = RedactionCounts::default();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let text = String::from_utf8_lossy(line);
+        let redacted = redact(&text, &mut counts);
+        assignments.push(miner.insert(&redacted));
+    }
+    Ok(Folded { miner, assignments })
+}
+
+impl Folded {
+    /// The patterns, by count (descending), then first line.
+    pub fn summary(&self) -> Vec<PatternLine> {
+        let mut by_text: HashMap<&str, usize> = HashMap::new();
+        let mut lines: Vec<PatternLine> = Vec::new();
+        for (n, id) in self.assignments.iter().enumerate() {
+            let text = self.miner.template(*id);
+            let slot = *by_text.entry(text).or_insert_with(|| {
+                lines.push(PatternLine {
+                    pattern: text.to_owned(),
+                    count: 0,
+                    first_line: n as u64 + 1,
+                });
+                lines.len() - 1
+            });
+            lines[slot].count += 1;
+        }
+        lines.sort_by(|a, b| b.count.cmp(&a.count).then(a.first_line.cmp(&b.first_line)));
+        lines
+    }
+
+    /// Writes the summary as JSON lines.
+    pub fn write_summary(&self, out: &mut impl Write) -> std::io::Result<()> {
+        for line in self.summary() {
+            serde_json::to_writer(&mut *out, &line)?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    /// Writes, for each input line, its final pattern as a JSON string.
+    pub fn write_assignments(&self, out: &mut impl Write) -> std::io::Result<()> {
+        for id in &self.assignments {
+            serde_json::to_writer(&mut *out, self.miner.template(*id))?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_values_and_redacts() {
+        let input = "user alice logged in from 10.0.0.1\r\nuser bob logged in from 10.0.0.2\ndisk full\n\
+                     user carol logged in from 10.0.0.3\nuser dave logged in from 10.0.0.4\n\
+                     user erin logged in from 10.0.0.5\n";
+        let folded = fold_lines(input.as_bytes()).unwrap();
+        let summary = folded.summary();
+        assert_eq!(summary.len(), 2, "{summary:?}");
+        assert_eq!(summary[0].count, 5);
+        assert_eq!(summary[0].first_line, 1);
+        assert!(
+            !summary[0].pattern.contains("10.0.0"),
+            "{}",
+            summary[0].pattern
+        );
+        assert_eq!(
+            summary[1],
+            PatternLine {
+                pattern: "disk full".into(),
+                count: 1,
+                first_line: 3
+            }
+        );
+        let mut out = Vec::new();
+        folded.write_assignments(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.lines().count(), 6, "one line per input line");
+    }
+
+    #[test]
+    fn invalid_utf8_and_empty_input() {
+        let folded = fold_lines(&b"\xff\xfe broken\n"[..]).unwrap();
+        assert_eq!(folded.summary().len(), 1);
+        assert!(fold_lines(&b""[..]).unwrap().summary().is_empty());
+    }
+}

@@ -1,0 +1,637 @@
+//! Legacy Mock log response → canonical [`LogsToolResult`], one entry at a time.
+//!
+//! Each entry is redacted first (message, service and an unrecognized level), then folded into a
+//! template; entries are grouped by (level, template). The projector keeps only bounded state
+//! while the stream runs: one aggregate per group (count, services, first and last seen, its most
+//! recent event) and a bounded heap of the most severe, most recent events. Memory therefore
+//! depends on the number of groups (capped by the template miner) and the bounds, never on the
+//! number of entries.
+//!
+//! At the end the timeline is chosen in two rounds (SPEC §5): one event of every pattern, patterns
+//! taken most severe first and then by count; then the remaining slots by severity, then recency.
+//! Ties go to input order. The chosen events are presented chronologically. Every bound that
+//! removes something is tallied, so `truncated` is true exactly when something was removed.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+
+use crate::bounds::{Dropped, json_len, prefix_within};
+use crate::context::LogsLimits;
+use crate::contracts::{
+    EvidenceStatus, LogPattern, LogsScope, LogsToolResult, SourceKind, TimelineEvent,
+};
+use crate::legacy::logs::{LogEntry, LogsSummary, RawStamp};
+use crate::patterns::{PatternId, TemplateMiner};
+use crate::redact::{RedactionCounts, redact};
+
+/// How severe a level is; higher is more severe. Unknown levels rank lowest.
+fn severity(level: &str) -> u8 {
+    match level {
+        "FATAL" => 5,
+        "ERROR" => 4,
+        "WARN" => 3,
+        "INFO" => 2,
+        "DEBUG" => 1,
+        _ => 0,
+    }
+}
+
+/// Normalizes a legacy level to FATAL, ERROR, WARN, INFO or DEBUG when it is one of their usual
+/// spellings; anything else is redacted and kept, upper-cased.
+fn normalize_level(raw: Option<&str>, max_bytes: usize, counts: &mut RedactionCounts) -> String {
+    let raw = raw.unwrap_or("").trim();
+    let upper = raw.to_uppercase();
+    let known = match upper.as_str() {
+        "FATAL" | "CRITICAL" | "CRIT" | "PANIC" | "EMERG" | "ALERT" => "FATAL",
+        "ERROR" | "ERR" | "SEVERE" => "ERROR",
+        "WARN" | "WARNING" => "WARN",
+        "INFO" | "NOTICE" | "INFORMATION" => "INFO",
+        "DEBUG" | "TRACE" | "FINE" | "VERBOSE" => "DEBUG",
+        "" => "UNKNOWN",
+        _ => "",
+    };
+    if !known.is_empty() {
+        return known.to_owned();
+    }
+    let redacted = redact(&upper, counts);
+    prefix_within(&redacted, max_bytes).0.to_owned()
+}
+
+/// Parses a legacy timestamp: RFC 3339, `yyyy-MM-dd HH:mm:ss[.fff]` in the run's zone, or epoch
+/// milliseconds (as a number or a string of digits).
+pub fn parse_stamp(raw: &RawStamp, tz: &TimeZone) -> Option<Timestamp> {
+    match raw {
+        RawStamp::Millis(ms) => Timestamp::from_millisecond(*ms).ok(),
+        RawStamp::Missing => None,
+        RawStamp::Text(text) => {
+            let text = text.trim();
+            if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+                return text
+                    .parse::<i64>()
+                    .ok()
+                    .and_then(|ms| Timestamp::from_millisecond(ms).ok());
+            }
+            if let Ok(ts) = text.parse::<Timestamp>() {
+                return Some(ts);
+            }
+            let civil: jiff::civil::DateTime = text.parse().ok()?;
+            tz.to_timestamp(civil).ok()
+        }
+    }
+}
+
+/// Formats a timestamp as RFC 3339 with the zone's offset at that instant.
+pub fn format_stamp(ts: Timestamp, tz: &TimeZone) -> String {
+    let offset = tz.to_offset(ts);
+    ts.display_with_offset(offset).to_string()
+}
+
+#[derive(Debug, Clone)]
+struct Event {
+    timestamp: Timestamp,
+    index: u64,
+    severity: u8,
+    level: String,
+    service: String,
+    message: String,
+    /// Bytes cut from the redacted message by `max_message_bytes`.
+    message_cut: usize,
+}
+
+impl Event {
+    /// Priority for the second round: more severe, then more recent, then earlier in input.
+    fn priority(&self) -> (u8, Timestamp, Reverse<u64>) {
+        (self.severity, self.timestamp, Reverse(self.index))
+    }
+}
+
+/// Heap entry ordered so the *lowest* priority is on top (a min-heap of the best K).
+struct Candidate(Event);
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Candidate {}
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.0.priority().cmp(&self.0.priority())
+    }
+}
+
+#[derive(Debug)]
+struct Group {
+    level: String,
+    pattern: PatternId,
+    count: u64,
+    first_index: u64,
+    first_seen: Timestamp,
+    last_seen: Timestamp,
+    services: Vec<String>,
+    services_dropped: bool,
+    /// The group's most recent event (earliest in input among equal times).
+    latest: Event,
+}
+
+/// A projection in progress.
+pub struct LogsProjector<'a> {
+    limits: &'a LogsLimits,
+    tz: &'a TimeZone,
+    miner: TemplateMiner,
+    groups: Vec<Group>,
+    index: HashMap<(String, PatternId), usize>,
+    heap: BinaryHeap<Candidate>,
+    heap_cap: usize,
+    counts: RedactionCounts,
+    seen: u64,
+    skipped: u64,
+}
+
+/// The finished projection with what the harness needs to know.
+#[derive(Debug, Clone)]
+pub struct LogsProjection {
+    /// The canonical result.
+    pub result: LogsToolResult,
+    /// What each bound removed.
+    pub truncation: BTreeMap<String, Dropped>,
+    /// Redactions per class.
+    pub redactions: RedactionCounts,
+    /// Entries without a usable timestamp or message (counted in `match_count`, not shown).
+    pub skipped_entries: u64,
+}
+
+impl<'a> LogsProjector<'a> {
+    /// A projector for one call.
+    pub fn new(limits: &'a LogsLimits, tz: &'a TimeZone) -> Self {
+        // Round one can take at most `max_events` events that round two would also rank, so the
+        // best 2×max_events candidates always contain every event round two can pick.
+        let heap_cap = limits.max_events.saturating_mul(2);
+        Self {
+            limits,
+            tz,
+            miner: TemplateMiner::new(),
+            groups: Vec::new(),
+            index: HashMap::new(),
+            heap: BinaryHeap::with_capacity(heap_cap + 1),
+            heap_cap,
+            counts: RedactionCounts::default(),
+            seen: 0,
+            skipped: 0,
+        }
+    }
+
+    /// Folds one entry in.
+    pub fn push(&mut self, entry: LogEntry) {
+        let index = self.seen;
+        self.seen += 1;
+        let Some(timestamp) = parse_stamp(&entry.timestamp, self.tz) else {
+            self.skipped += 1;
+            return;
+        };
+        let raw_message = entry.message.unwrap_or_default();
+        if raw_message.trim().is_empty() {
+            self.skipped += 1;
+            return;
+        }
+        let level = normalize_level(
+            entry.level.as_deref(),
+            self.limits.max_field_bytes,
+            &mut self.counts,
+        );
+        let service = {
+            let raw = entry.service.unwrap_or_default();
+            let redacted = redact(raw.trim(), &mut self.counts);
+            prefix_within(&redacted, self.limits.max_field_bytes)
+                .0
+                .to_owned()
+        };
+        let message = redact(&raw_message, &mut self.counts);
+        let pattern = self.miner.insert(&message);
+        let (kept, message_cut) = prefix_within(&message, self.limits.max_message_bytes);
+        let event = Event {
+            timestamp,
+            index,
+            severity: severity(&level),
+            level,
+            service,
+            message: kept.to_owned(),
+            message_cut,
+        };
+
+        self.offer_candidate(&event);
+        let key = (event.level.clone(), pattern);
+        match self.index.get(&key) {
+            Some(&g) => {
+                let group = &mut self.groups[g];
+                group.count += 1;
+                group.first_seen = group.first_seen.min(timestamp);
+                group.last_seen = group.last_seen.max(timestamp);
+                if !group.services.contains(&event.service) {
+                    if group.services.len() < self.limits.max_services {
+                        group.services.push(event.service.clone());
+                    } else {
+                        group.services_dropped = true;
+                    }
+                }
+                if timestamp > group.latest.timestamp {
+                    group.latest = event;
+                }
+            }
+            None => {
+                self.index.insert(key, self.groups.len());
+                let services = if self.limits.max_services > 0 {
+                    vec![event.service.clone()]
+                } else {
+                    Vec::new()
+                };
+                self.groups.push(Group {
+                    level: event.level.clone(),
+                    pattern,
+                    count: 1,
+                    first_index: index,
+                    first_seen: timestamp,
+                    last_seen: timestamp,
+                    services,
+                    services_dropped: false,
+                    latest: event,
+                });
+            }
+        }
+    }
+
+    fn offer_candidate(&mut self, event: &Event) {
+        if self.heap_cap == 0 {
+            return;
+        }
+        if self.heap.len() < self.heap_cap {
+            self.heap.push(Candidate(event.clone()));
+        } else if self
+            .heap
+            .peek()
+            .is_some_and(|worst| event.priority() > worst.0.priority())
+        {
+            self.heap.pop();
+            self.heap.push(Candidate(event.clone()));
+        }
+    }
+
+    /// Finishes the projection.
+    pub fn finish(
+        self,
+        summary: &LogsSummary,
+        scope: LogsScope,
+        tool_call_id: &str,
+        total_bound: usize,
+    ) -> LogsProjection {
+        let limits = self.limits;
+        let mut truncation: BTreeMap<String, Dropped> = BTreeMap::new();
+        let mut tally = |kind: &str, items: u64, bytes: u64| {
+            if items > 0 || bytes > 0 {
+                let entry = truncation.entry(kind.to_owned()).or_default();
+                entry.items += items;
+                entry.bytes += bytes;
+            }
+        };
+
+        // Groups whose templates converged to the same text are one pattern.
+        let mut merged: Vec<Group> = Vec::new();
+        let mut by_text: HashMap<(String, String), usize> = HashMap::new();
+        let mut texts: Vec<String> = Vec::new();
+        for group in self.groups {
+            let text = self.miner.template(group.pattern).to_owned();
+            match by_text.get(&(group.level.clone(), text.clone())) {
+                Some(&m) => merge_into(&mut merged[m], group, limits.max_services),
+                None => {
+                    by_text.insert((group.level.clone(), text.clone()), merged.len());
+                    merged.push(group);
+                    texts.push(text);
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..merged.len()).collect();
+
+        // Timeline, round one: the latest event of every pattern, most severe first, then count.
+        order.sort_by_key(|&i| {
+            (
+                Reverse(severity(&merged[i].level)),
+                Reverse(merged[i].count),
+                merged[i].first_index,
+            )
+        });
+        let mut chosen: Vec<Event> = Vec::new();
+        for &i in &order {
+            if chosen.len() == limits.max_events {
+                break;
+            }
+            chosen.push(merged[i].latest.clone());
+        }
+        // Round two: the remaining slots by severity, then recency.
+        let mut rest: Vec<Event> = self.heap.into_iter().map(|c| c.0).collect();
+        rest.sort_by_key(|e| Reverse(e.priority()));
+        for event in rest {
+            if chosen.len() == limits.max_events {
+                break;
+            }
+            if !chosen.iter().any(|c| c.index == event.index) {
+                chosen.push(event);
+            }
+        }
+        let usable = self.seen - self.skipped;
+        tally("timeline", usable.saturating_sub(chosen.len() as u64), 0);
+
+        // Patterns by count, then first occurrence.
+        order.sort_by_key(|&i| (Reverse(merged[i].count), merged[i].first_index));
+        tally(
+            "patterns",
+            order.len().saturating_sub(limits.max_patterns) as u64,
+            0,
+        );
+        let mut patterns = Vec::new();
+        for &i in order.iter().take(limits.max_patterns) {
+            let g = &merged[i];
+            let (text, cut) = prefix_within(&texts[i], limits.max_pattern_bytes);
+            tally("pattern", 0, cut as u64);
+            if g.services_dropped {
+                tally("services", 1, 0);
+            }
+            patterns.push(LogPattern {
+                pattern: text.to_owned(),
+                level: g.level.clone(),
+                count: g.count,
+                services: g.services.clone(),
+                first_seen: format_stamp(g.first_seen, self.tz),
+                last_seen: format_stamp(g.last_seen, self.tz),
+            });
+        }
+
+        let match_count = summary.total.unwrap_or(0).max(self.seen);
+        tally("entries", match_count - self.seen, 0);
+
+        let mut result = LogsToolResult {
+            evidence_status: EvidenceStatus::NoEvidence,
+            tool_call_id: tool_call_id.to_owned(),
+            source_kind: SourceKind::Mock,
+            scope,
+            match_count,
+            returned_count: 0,
+            patterns,
+            timeline: Vec::new(),
+            truncated: false,
+        };
+        let dropped = fit_total(&mut result, &mut chosen, self.tz, total_bound);
+        tally("total", dropped, 0);
+        let message_cut: usize = chosen.iter().map(|e| e.message_cut).sum();
+        tally("message", 0, message_cut as u64);
+        result.truncated = !truncation.is_empty();
+        LogsProjection {
+            result,
+            truncation,
+            redactions: self.counts,
+            skipped_entries: self.skipped,
+        }
+    }
+}
+
+fn merge_into(into: &mut Group, from: Group, max_services: usize) {
+    into.count += from.count;
+    into.first_index = into.first_index.min(from.first_index);
+    into.first_seen = into.first_seen.min(from.first_seen);
+    into.last_seen = into.last_seen.max(from.last_seen);
+    into.services_dropped |= from.services_dropped;
+    for s in from.services {
+        if !into.services.contains(&s) {
+            if into.services.len() < max_services {
+                into.services.push(s);
+            } else {
+                into.services_dropped = true;
+            }
+        }
+    }
+    let newer = (from.latest.timestamp, Reverse(from.latest.index))
+        > (into.latest.timestamp, Reverse(into.latest.index));
+    if newer {
+        into.latest = from.latest;
+    }
+}
+
+/// Lays out the chosen events chronologically and drops the lowest-priority event or the
+/// least frequent pattern, whichever collection is longer, until the result fits. Returns how
+/// many items were dropped.
+fn fit_total(
+    result: &mut LogsToolResult,
+    chosen: &mut Vec<Event>,
+    tz: &TimeZone,
+    bound: usize,
+) -> u64 {
+    let mut dropped = 0;
+    loop {
+        let mut events: Vec<&Event> = chosen.iter().collect();
+        events.sort_by_key(|e| (e.timestamp, e.index));
+        result.timeline = events
+            .into_iter()
+            .map(|e| TimelineEvent {
+                timestamp: format_stamp(e.timestamp, tz),
+                level: e.level.clone(),
+                service: e.service.clone(),
+                message: e.message.clone(),
+            })
+            .collect();
+        result.returned_count = result.timeline.len() as u64;
+        let has = !result.timeline.is_empty() || !result.patterns.is_empty();
+        result.evidence_status = EvidenceStatus::from_presence(has);
+        // Measure with `truncated: false`, the longer spelling, so the final value only shrinks.
+        result.truncated = false;
+        if json_len(result) <= bound {
+            return dropped;
+        }
+        if !chosen.is_empty() && chosen.len() >= result.patterns.len() {
+            chosen.pop();
+        } else if result.patterns.pop().is_none() {
+            return dropped;
+        }
+        dropped += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(ts: &str, level: &str, service: &str, message: &str) -> LogEntry {
+        LogEntry {
+            timestamp: RawStamp::Text(ts.into()),
+            level: Some(level.into()),
+            service: Some(service.into()),
+            message: Some(message.into()),
+        }
+    }
+
+    fn scope() -> LogsScope {
+        LogsScope {
+            topic: "t".into(),
+            query: "q".into(),
+            lookback_minutes: 60,
+            window_start: "s".into(),
+            window_end: "e".into(),
+        }
+    }
+
+    fn project(entries: Vec<LogEntry>, limits: LogsLimits, total: Option<u64>) -> LogsProjection {
+        let tz = TimeZone::fixed(jiff::tz::offset(8));
+        let mut p = LogsProjector::new(&limits, &tz);
+        let n = entries.len() as u64;
+        for e in entries {
+            p.push(e);
+        }
+        let summary = LogsSummary {
+            success: Some(true),
+            total,
+            has_logs: true,
+            entries: n,
+        };
+        p.finish(&summary, scope(), "call", limits.max_total_bytes)
+    }
+
+    #[test]
+    fn timestamps_in_every_accepted_form() {
+        let tz = TimeZone::fixed(jiff::tz::offset(8));
+        let want: Timestamp = "2026-11-29T01:58:01Z".parse().unwrap();
+        for raw in [
+            RawStamp::Text("2026-11-29 09:58:01".into()),
+            RawStamp::Text("2026-11-29T09:58:01+08:00".into()),
+            RawStamp::Text("2026-11-29T01:58:01Z".into()),
+            RawStamp::Millis(want.as_millisecond()),
+            RawStamp::Text(want.as_millisecond().to_string()),
+        ] {
+            assert_eq!(parse_stamp(&raw, &tz), Some(want), "{raw:?}");
+        }
+        assert_eq!(parse_stamp(&RawStamp::Text("yesterday".into()), &tz), None);
+        assert_eq!(format_stamp(want, &tz), "2026-11-29T09:58:01+08:00");
+    }
+
+    #[test]
+    fn groups_by_level_and_template_ordered_by_count_then_first_seen() {
+        let p = project(
+            vec![
+                entry(
+                    "2026-11-29 09:00:00",
+                    "WARN",
+                    "a",
+                    "slow request took 120 ms",
+                ),
+                entry("2026-11-29 09:00:01", "ERROR", "a", "connection refused"),
+                entry(
+                    "2026-11-29 09:00:02",
+                    "WARN",
+                    "b",
+                    "slow request took 300 ms",
+                ),
+                entry("2026-11-29 09:00:03", "ERROR", "a", "connection refused"),
+                entry("2026-11-29 09:00:04", "INFO", "a", "connection refused"),
+            ],
+            LogsLimits::default(),
+            None,
+        );
+        let r = &p.result;
+        let got: Vec<_> = r
+            .patterns
+            .iter()
+            .map(|p| (p.level.as_str(), p.count))
+            .collect();
+        assert_eq!(got, [("WARN", 2), ("ERROR", 2), ("INFO", 1)]);
+        assert_eq!(r.patterns[0].services, ["a", "b"]);
+        assert_eq!(r.patterns[0].first_seen, "2026-11-29T09:00:00+08:00");
+        assert_eq!(r.patterns[0].last_seen, "2026-11-29T09:00:02+08:00");
+        assert_eq!(r.timeline.len(), 5);
+        assert!(!r.truncated);
+    }
+
+    #[test]
+    fn timeline_takes_one_event_per_pattern_then_severity_then_recency() {
+        let mut entries = Vec::new();
+        for i in 0..10 {
+            entries.push(entry(
+                &format!("2026-11-29 09:00:{i:02}"),
+                "INFO",
+                "a",
+                &format!("heartbeat ok seq {i}"),
+            ));
+        }
+        entries.push(entry("2026-11-29 08:59:00", "DEBUG", "a", "cache warmed"));
+        entries.push(entry(
+            "2026-11-29 08:59:30",
+            "ERROR",
+            "a",
+            "disk full on volume data",
+        ));
+        let limits = LogsLimits {
+            max_events: 4,
+            ..LogsLimits::default()
+        };
+        let p = project(entries, limits, None);
+        let msgs: Vec<_> = p
+            .result
+            .timeline
+            .iter()
+            .map(|e| e.message.as_str())
+            .collect();
+        // One per pattern (ERROR, INFO latest, DEBUG), then the most recent remaining INFO;
+        // presented chronologically.
+        assert_eq!(
+            msgs,
+            [
+                "cache warmed",
+                "disk full on volume data",
+                "heartbeat ok seq 8",
+                "heartbeat ok seq 9"
+            ]
+        );
+        assert!(p.result.truncated);
+        assert_eq!(p.truncation["timeline"], Dropped { items: 8, bytes: 0 });
+    }
+
+    #[test]
+    fn total_larger_than_entries_is_truncation() {
+        let p = project(
+            vec![entry("2026-11-29 09:00:00", "INFO", "a", "x")],
+            LogsLimits::default(),
+            Some(50),
+        );
+        assert_eq!(p.result.match_count, 50);
+        assert!(p.result.truncated);
+        assert_eq!(p.truncation["entries"].items, 49);
+    }
+
+    #[test]
+    fn unusable_entries_are_skipped_not_truncated() {
+        let mut bad = entry("not a time", "INFO", "a", "x");
+        bad.message = Some("x".into());
+        let p = project(
+            vec![bad, entry("2026-11-29 09:00:00", "INFO", "a", "   ")],
+            LogsLimits::default(),
+            None,
+        );
+        assert_eq!(p.skipped_entries, 2);
+        assert_eq!(p.result.match_count, 2);
+        assert_eq!(p.result.evidence_status, EvidenceStatus::NoEvidence);
+        assert!(!p.result.truncated);
+    }
+
+    #[test]
+    fn levels_normalize() {
+        let mut c = RedactionCounts::default();
+        assert_eq!(normalize_level(Some("warning"), 64, &mut c), "WARN");
+        assert_eq!(normalize_level(Some(" Err "), 64, &mut c), "ERROR");
+        assert_eq!(normalize_level(None, 64, &mut c), "UNKNOWN");
+        assert_eq!(normalize_level(Some("audit"), 64, &mut c), "AUDIT");
+    }
+}
