@@ -2,6 +2,7 @@
 
 mod boundary;
 mod common;
+mod ledger;
 mod logs;
 mod output;
 mod rag;
