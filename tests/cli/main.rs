@@ -5,4 +5,5 @@ mod common;
 mod ledger;
 mod logs;
 mod output;
+mod properties;
 mod rag;
