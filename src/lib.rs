@@ -39,8 +39,6 @@ pub mod fold;
 pub mod legacy;
 pub mod patterns;
 pub mod project;
-// Interim: the redactor is still being finished; these lints go with its final version.
-#[allow(clippy::nonminimal_bool, clippy::collapsible_if, clippy::manual_strip)]
 pub mod redact;
 pub mod render;
 

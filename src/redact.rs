@@ -42,7 +42,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::Regex;
 
 /// The kind of sensitive value a placeholder replaced; one counter each in the control view.
@@ -164,13 +164,17 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
     if message.is_empty() {
         return cur;
     }
-    let f = Features::scan(message);
+    let mut f = Features::scan(message);
     let c = counts;
     if f.has(T_PEM) {
         step(&mut cur, |s| pass_pem(s, c));
     }
-    if f.has(T_STACK) {
+    if f.has(T_STACK) || (f.has(T_FRAME) && f.open_paren) {
         step(&mut cur, |s| pass_stack(s, c));
+    }
+    // Cutting a block or a stack joins text that was apart (`x.com<STACK>`): look again.
+    if let Cow::Owned(ref s) = cur {
+        f = Features::scan(s);
     }
     if f.has(T_SQL) {
         step(&mut cur, |s| pass_sql_statements(s, c));
@@ -198,16 +202,17 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
     if f.has(T_HOST) {
         step(&mut cur, |s| pass_hosts(s, c));
     }
-    if f.colons >= 2 {
+    // Every IPv6 address has `::` or at least six colons; clock times have two.
+    if f.double_colon || f.colons >= 6 {
         step(&mut cur, |s| pass_ipv6(s, c));
     }
-    if f.dots >= 3 && f.digit {
+    if f.digit_dots >= 3 {
         step(&mut cur, |s| pass_ipv4(s, c));
     }
     if f.has(T_POD) {
         step(&mut cur, |s| pass_pod_context(s, c));
     }
-    if f.hyphens >= 1 && f.digit {
+    if f.pod_suffix {
         step(&mut cur, |s| pass_pod_shape(s, c));
     }
     if f.digit && (f.has(T_PID) || f.bracket_digit || f.hash_digit) {
@@ -234,11 +239,12 @@ const T_HOST: u32 = 1 << 4;
 const T_POD: u32 = 1 << 5;
 const T_PID: u32 = 1 << 6;
 const T_URL: u32 = 1 << 7;
+const T_FRAME: u32 = 1 << 8;
 
 const KEYWORDS: &[(&str, u32)] = &[
     ("-----begin", T_PEM),
-    ("at ", T_STACK),
-    ("at\t", T_STACK),
+    ("at ", T_FRAME),
+    ("at\t", T_FRAME),
     ("caused by:", T_STACK),
     ("traceback", T_STACK),
     ("goroutine ", T_STACK),
@@ -316,6 +322,7 @@ static KEYWORD_AC: LazyLock<AhoCorasick> = LazyLock::new(|| {
     AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::Standard)
+        .kind(Some(AhoCorasickKind::DFA))
         .build(KEYWORDS.iter().map(|(k, _)| k))
         .expect("keyword automaton is built from constant patterns")
 });
@@ -323,61 +330,120 @@ static KEYWORD_AC: LazyLock<AhoCorasick> = LazyLock::new(|| {
 struct Features {
     triggers: u32,
     at_sign: bool,
+    open_paren: bool,
+    double_colon: bool,
     colons: u32,
-    dots: u32,
-    hyphens: u32,
+    /// `.` between two digits: an IPv4 address has three.
+    digit_dots: u32,
     digit: bool,
     bracket_digit: bool,
     hash_digit: bool,
+    /// A `-` followed by exactly five `[a-z0-9]` and then not `-`: a pod name's suffix.
+    pod_suffix: bool,
     max_run: u32,
 }
+
+/// Byte classes for the feature scan, so the hot loop does one table load per byte.
+const B_RUN: u8 = 1; // part of a token-like run: `[A-Za-z0-9+/_-]`
+const B_SEG: u8 = 2; // part of a pod-name segment: `[a-z0-9]`
+const B_DIGIT: u8 = 4;
+const B_RARE: u8 = 8; // `@ ( : . -` need a closer look
+
+static BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let mut c = 0;
+        if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-') {
+            c |= B_RUN;
+        }
+        if b.is_ascii_lowercase() || b.is_ascii_digit() {
+            c |= B_SEG;
+        }
+        if b.is_ascii_digit() {
+            c |= B_DIGIT;
+        }
+        if matches!(b, b'@' | b'(' | b':' | b'.' | b'-') {
+            c |= B_RARE;
+        }
+        t[i] = c;
+        i += 1;
+    }
+    t
+};
 
 impl Features {
     fn scan(s: &str) -> Features {
         let mut f = Features {
             triggers: 0,
             at_sign: false,
+            open_paren: false,
+            double_colon: false,
             colons: 0,
-            dots: 0,
-            hyphens: 0,
+            digit_dots: 0,
             digit: false,
             bracket_digit: false,
             hash_digit: false,
+            pod_suffix: false,
             max_run: 0,
         };
         let bytes = s.as_bytes();
         let mut run = 0u32;
         let mut prev = 0u8;
-        for &b in bytes {
-            if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-') {
-                run += 1;
-                if run > f.max_run {
-                    f.max_run = run;
+        // Length of the `[a-z0-9]` segment after the last `-`; negative when not in one.
+        let mut seg: i32 = -1;
+        for (i, &b) in bytes.iter().enumerate() {
+            let class = BYTE_CLASS[usize::from(b)];
+            run = if class & B_RUN != 0 { run + 1 } else { 0 };
+            f.max_run = f.max_run.max(run);
+            if class & B_SEG != 0 {
+                if seg >= 0 {
+                    seg += 1;
                 }
             } else {
-                run = 0;
+                f.pod_suffix |= seg == 5 && b != b'-';
+                seg = if b == b'-' { 0 } else { -1 };
             }
-            match b {
-                b'@' => f.at_sign = true,
-                b':' => f.colons += 1,
-                b'.' => f.dots += 1,
-                b'-' => f.hyphens += 1,
-                b'0'..=b'9' => {
-                    f.digit = true;
-                    if prev == b'[' {
-                        f.bracket_digit = true;
-                    } else if prev == b'#' {
-                        f.hash_digit = true;
+            if class & B_DIGIT != 0 {
+                f.digit = true;
+                f.bracket_digit |= prev == b'[';
+                f.hash_digit |= prev == b'#';
+            }
+            if class & B_RARE != 0 {
+                match b {
+                    b'@' => f.at_sign = true,
+                    b'(' => f.open_paren = true,
+                    b':' => {
+                        f.colons += 1;
+                        f.double_colon |= prev == b':';
                     }
+                    b'.' if prev.is_ascii_digit()
+                        && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) =>
+                    {
+                        f.digit_dots += 1;
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
             prev = b;
         }
+        f.pod_suffix |= seg == 5;
         for m in KEYWORD_AC.find_overlapping_iter(s) {
-            if let Some((_, t)) = KEYWORDS.get(m.pattern().as_usize()) {
-                f.triggers |= t;
+            let Some(&(word, t)) = KEYWORDS.get(m.pattern().as_usize()) else {
+                continue;
+            };
+            // A TLD keyword counts only at the end of a label (`.com` but not `.controller`),
+            // `sk` only at the start of a word (`sk=` but not `task`).
+            if word.starts_with('.')
+                && byte_at(s, m.end()).is_some_and(|b| is_word_byte(b) || b == b'-')
+            {
+                continue;
             }
+            if word == "sk" && byte_before(s, m.start()).is_some_and(|b| b.is_ascii_alphabetic()) {
+                continue;
+            }
+            f.triggers |= t;
         }
         f
     }
@@ -442,6 +508,19 @@ fn byte_before(s: &str, i: usize) -> Option<u8> {
 
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Whether a placeholder ends just before `i`: it stands where a word was, so boundary checks
+/// treat it as one (that keeps a second run from matching what the first one refused).
+fn placeholder_before(s: &str, i: usize) -> bool {
+    let head = s.as_bytes().get(..i).unwrap_or_default();
+    PLACEHOLDERS.iter().any(|p| head.ends_with(p.as_bytes()))
+}
+
+/// Whether a placeholder starts at `i` (see [`placeholder_before`]).
+fn placeholder_after(s: &str, i: usize) -> bool {
+    let tail = s.as_bytes().get(i..).unwrap_or_default();
+    PLACEHOLDERS.iter().any(|p| tail.starts_with(p.as_bytes()))
 }
 
 /// Index just past the character starting at `i` (for resuming a search after a reject).
@@ -621,6 +700,10 @@ fn pass_sql_statements(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let Some(m) = SQL_START_RE.find_at(s, pos) else {
             break;
         };
+        if placeholder_before(s, m.start()) {
+            pos = m.end();
+            continue;
+        }
         let end = sql_literals(s, m.start(), &mut e, c);
         pos = end.max(m.end());
     }
@@ -657,12 +740,22 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, c: &mut RedactionCounts
             }
             b'"' => {
                 let end = quoted_end(b, i, b'"');
-                if sql_value_position(s, i) && e.replace(i, end, STR) {
-                    c.add(RedactionClass::SqlLiteral, 1);
+                let closed = b.get(end.wrapping_sub(1)) == Some(&b'"') && end > i + 1;
+                if sql_value_position(s, i) {
+                    if e.replace(i, end, STR) {
+                        c.add(RedactionClass::SqlLiteral, 1);
+                    }
+                    i = end;
+                } else {
+                    // An unterminated name quote is just a character, not a skip to the end.
+                    i = if closed { end } else { i + 1 };
                 }
-                i = end;
             }
-            b'`' => i = quoted_end(b, i, b'`'),
+            b'`' => {
+                let end = quoted_end(b, i, b'`');
+                let closed = b.get(end.wrapping_sub(1)) == Some(&b'`') && end > i + 1;
+                i = if closed { end } else { i + 1 };
+            }
             b'0'..=b'9' => {
                 let prev = byte_before(s, i);
                 let mut j = i;
@@ -672,7 +765,7 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, c: &mut RedactionCounts
                 let run = &s[i..j];
                 let numeric = is_sql_number(run);
                 let bound_param = prev.is_some_and(|p| matches!(p, b':' | b'@' | b'?'));
-                let next_ok = !b.get(j).is_some_and(|&n| n == b':');
+                let next_ok = b.get(j).is_none_or(|&n| n != b':');
                 if numeric && !bound_param && next_ok && e.replace(i, j, NUM) {
                     c.add(RedactionClass::SqlLiteral, 1);
                 }
@@ -710,6 +803,9 @@ fn is_sql_number(run: &str) -> bool {
 /// Whether a double-quoted token sits where a value goes (MySQL strings) rather than a name.
 fn sql_value_position(s: &str, quote: usize) -> bool {
     let before = s[..quote].trim_end();
+    if PLACEHOLDERS.iter().any(|p| before.ends_with(p)) {
+        return false;
+    }
     match before.bytes().last() {
         Some(b'=' | b'<' | b'>' | b'(' | b',') => true,
         Some(_) => {
@@ -869,7 +965,7 @@ fn pass_sql_messages(s: &str, c: &mut RedactionCounts) -> Option<String> {
 // URL userinfo: `scheme://user:password@host` loses the password; the host goes later.
 
 static URL_AUTH_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n/?#"']*@"#).expect("constant regex")
+    Regex::new(r#"[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n/"']*@"#).expect("constant regex")
 });
 
 fn pass_url_userinfo(s: &str, c: &mut RedactionCounts) -> Option<String> {
@@ -1119,10 +1215,14 @@ fn unquoted_end(s: &str, start: usize, cookie: bool) -> usize {
     let mut i = start;
     while let Some(ch) = s[i..].chars().next() {
         if cookie && ch == ';' {
-            // `a=1; b=2`: keep going while another pair follows.
+            // `a=1; b=2`: keep going while another `name=` pair follows.
             let rest = &s[i + 1..];
             let trimmed = rest.trim_start_matches([' ', '\t']);
-            if trimmed.chars().next().is_some_and(|n| !ends_value(n)) {
+            let name_len = trimmed
+                .bytes()
+                .take_while(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+                .count();
+            if name_len > 0 && trimmed.as_bytes().get(name_len) == Some(&b'=') {
                 i = s.len() - trimmed.len();
                 end = i;
                 continue;
@@ -1227,9 +1327,7 @@ fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let key = text
             .trim_end_matches([' ', '\t', ':', '=', '：'])
             .trim_matches(|ch| ch == '"' || ch == '\'' || ch == '\\');
-        if !is_secret_key(key)
-            || byte_before(s, m.start()).is_some_and(|p| p.is_ascii_alphanumeric())
-        {
+        if !is_secret_key(key) {
             continue;
         }
         let spaced = text.ends_with([' ', '\t']);
@@ -1323,8 +1421,10 @@ fn pass_vendor_tokens(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let Some(m) = VENDOR_TOKEN_RE.find_at(s, pos) else {
             break;
         };
-        let before_ok = !byte_before(s, m.start()).is_some_and(|b| b.is_ascii_alphanumeric());
-        let after_ok = !byte_at(s, m.end()).is_some_and(|b| b.is_ascii_alphanumeric());
+        let before_ok = !byte_before(s, m.start()).is_some_and(|b| b.is_ascii_alphanumeric())
+            && !placeholder_before(s, m.start());
+        let after_ok = !byte_at(s, m.end()).is_some_and(|b| b.is_ascii_alphanumeric())
+            && !placeholder_after(s, m.end());
         if before_ok && after_ok && e.replace(m.start(), m.end(), TOKEN) {
             c.add(RedactionClass::Token, 1);
             pos = m.end();
@@ -1338,10 +1438,11 @@ fn pass_vendor_tokens(s: &str, c: &mut RedactionCounts) -> Option<String> {
 fn pass_long_tokens(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
     for m in LONG_RUN_RE.find_iter(s) {
-        if is_token_like(m.as_str()) && !labelled_as_trace_id(s, m.start()) {
-            if e.replace(m.start(), m.end(), TOKEN) {
-                c.add(RedactionClass::Token, 1);
-            }
+        if is_token_like(m.as_str())
+            && !labelled_as_trace_id(s, m.start())
+            && e.replace(m.start(), m.end(), TOKEN)
+        {
+            c.add(RedactionClass::Token, 1);
         }
     }
     e.finish()
@@ -1420,7 +1521,10 @@ static EMAIL_RE: LazyLock<Regex> = LazyLock::new(|| {
 fn pass_email(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
     for m in EMAIL_RE.find_iter(s) {
-        if e.replace(m.start(), m.end(), EMAIL) {
+        // `a@b.internal9f86…` is not an address ending at `internal`.
+        let after_ok = !byte_at(s, m.end()).is_some_and(|b| is_word_byte(b) || b == b'-')
+            && !placeholder_after(s, m.end());
+        if after_ok && e.replace(m.start(), m.end(), EMAIL) {
             c.add(RedactionClass::Email, 1);
         }
     }
@@ -1455,13 +1559,17 @@ static AWS_HOST_RE: LazyLock<Regex> = LazyLock::new(|| {
 fn pass_hosts(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut spans: Vec<(usize, usize)> = Vec::new();
     for m in HOST_RE.find_iter(s) {
-        let before_ok =
-            !byte_before(s, m.start()).is_some_and(|b| is_word_byte(b) || b == b'-' || b == b'.');
+        let before_ok = !byte_before(s, m.start())
+            .is_some_and(|b| is_word_byte(b) || b == b'-' || b == b'.')
+            && !placeholder_before(s, m.start());
         let after = byte_at(s, m.end());
         let after_ok = match after {
             Some(b) if is_word_byte(b) || b == b'-' => false,
-            Some(b'.') => !byte_at(s, m.end() + 1).is_some_and(is_word_byte),
-            _ => true,
+            Some(b'.') => {
+                !byte_at(s, m.end() + 1).is_some_and(is_word_byte)
+                    && !placeholder_after(s, m.end() + 1)
+            }
+            _ => !placeholder_after(s, m.end()),
         };
         // Kubernetes label keys and API groups (`node.kubernetes.io/unreachable`) are public names.
         let public = ["kubernetes.io", "k8s.io"]
@@ -1484,8 +1592,10 @@ fn pass_hosts(s: &str, c: &mut RedactionCounts) -> Option<String> {
         }
     }
     for m in AWS_HOST_RE.find_iter(s) {
-        let before_ok = !byte_before(s, m.start()).is_some_and(|b| is_word_byte(b) || b == b'-');
-        let after_ok = !byte_at(s, m.end()).is_some_and(|b| is_word_byte(b) || b == b'-');
+        let before_ok = !byte_before(s, m.start()).is_some_and(|b| is_word_byte(b) || b == b'-')
+            && !placeholder_before(s, m.start());
+        let after_ok = !byte_at(s, m.end()).is_some_and(|b| is_word_byte(b) || b == b'-')
+            && !placeholder_after(s, m.end());
         if before_ok && after_ok {
             spans.push((m.start(), m.end()));
         }
@@ -1529,12 +1639,14 @@ static IPV6_RE: LazyLock<Regex> = LazyLock::new(|| {
 fn pass_ipv4(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
     for m in IPV4_RE.find_iter(s) {
-        let before_ok = !byte_before(s, m.start()).is_some_and(|b| is_word_byte(b) || b == b'.');
-        let after_ok = match byte_at(s, m.end()) {
-            Some(b) if is_word_byte(b) => false,
-            Some(b'.') => !byte_at(s, m.end() + 1).is_some_and(|b| b.is_ascii_digit()),
-            _ => true,
-        };
+        let before_ok = !byte_before(s, m.start()).is_some_and(|b| is_word_byte(b) || b == b'.')
+            && !placeholder_before(s, m.start());
+        let after_ok = !placeholder_after(s, m.end())
+            && match byte_at(s, m.end()) {
+                Some(b) if is_word_byte(b) => false,
+                Some(b'.') => !byte_at(s, m.end() + 1).is_some_and(|b| b.is_ascii_digit()),
+                _ => true,
+            };
         let octets_ok = m
             .as_str()
             .split('.')
@@ -1564,8 +1676,9 @@ fn pass_ipv6(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let addr = inner.split('%').next().unwrap_or(inner);
         let (valid, trimmed) = if addr.parse::<std::net::Ipv6Addr>().is_ok() {
             (true, 0)
-        } else if !open && !inner.contains('%') && addr.ends_with(':') {
-            let t = addr.trim_end_matches(':');
+        } else if !open && !inner.contains('%') && addr.ends_with(':') && !addr.ends_with("::") {
+            // `::1: connection refused`: one trailing colon is punctuation.
+            let t = &addr[..addr.len() - 1];
             (
                 t.parse::<std::net::Ipv6Addr>().is_ok(),
                 addr.len() - t.len(),
@@ -1577,9 +1690,10 @@ fn pass_ipv6(s: &str, c: &mut RedactionCounts) -> Option<String> {
             continue;
         }
         let end = start + text.len() - trimmed;
-        let before_ok =
-            !byte_before(s, start).is_some_and(|b| is_word_byte(b) || b == b':' || b == b'.');
-        let after_ok = !byte_at(s, end).is_some_and(is_word_byte);
+        let before_ok = !byte_before(s, start)
+            .is_some_and(|b| is_word_byte(b) || matches!(b, b':' | b'.'))
+            && !placeholder_before(s, start);
+        let after_ok = !byte_at(s, end).is_some_and(is_word_byte) && !placeholder_after(s, end);
         if before_ok && after_ok && e.replace(start, end, IP) {
             c.add(RedactionClass::Ip, 1);
         }
@@ -1628,7 +1742,9 @@ fn is_pod_shape(name: &str) -> bool {
     }
     if n >= 3 {
         let hash = segs[n - 2];
-        if (6..=10).contains(&hash.len()) && looks_generated(hash) && looks_generated(suffix) {
+        // Behind a generated hash the suffix may be all digits: `44224` is in the alphabet too.
+        let suffix_ok = looks_generated(suffix) || in_k8s_alphabet(suffix);
+        if (6..=10).contains(&hash.len()) && looks_generated(hash) && suffix_ok {
             return true;
         }
     }
@@ -1665,7 +1781,12 @@ fn pass_pod_context(s: &str, c: &mut RedactionCounts) -> Option<String> {
             continue;
         }
         let name = v.as_str();
-        if (is_statefulset_name(name) || is_pod_shape(name)) && e.replace(v.start(), v.end(), POD) {
+        let after_ok =
+            !byte_at(s, v.end()).is_some_and(is_word_byte) && !placeholder_after(s, v.end());
+        if after_ok
+            && (is_statefulset_name(name) || is_pod_shape(name))
+            && e.replace(v.start(), v.end(), POD)
+        {
             c.add(RedactionClass::Pod, 1);
         }
     }
@@ -1675,9 +1796,11 @@ fn pass_pod_context(s: &str, c: &mut RedactionCounts) -> Option<String> {
 fn pass_pod_shape(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
     for m in POD_SHAPE_RE.find_iter(s) {
-        let before_ok =
-            !byte_before(s, m.start()).is_some_and(|b| b.is_ascii_alphanumeric() || b == b'-');
-        let after_ok = !byte_at(s, m.end()).is_some_and(|b| b.is_ascii_alphanumeric() || b == b'-');
+        let before_ok = !byte_before(s, m.start())
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+            && !placeholder_before(s, m.start());
+        let after_ok = !byte_at(s, m.end()).is_some_and(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !placeholder_after(s, m.end());
         if before_ok && after_ok && is_pod_shape(m.as_str()) && e.replace(m.start(), m.end(), POD) {
             c.add(RedactionClass::Pod, 1);
         }
@@ -1710,9 +1833,9 @@ fn pass_pid(s: &str, c: &mut RedactionCounts) -> Option<String> {
                 Some(open) => (m.start() + open + 1, m.end() - 1),
                 None => continue,
             }
-        } else if text.ends_with('(') {
+        } else if let Some(body) = text.strip_suffix('(') {
             // `Killed process 31245 (java)`.
-            let body = text[..text.len() - 1].trim_end();
+            let body = body.trim_end();
             let digits = body.bytes().rev().take_while(u8::is_ascii_digit).count();
             if byte_before(s, m.start()).is_some_and(|b| b.is_ascii_alphanumeric()) {
                 continue;
@@ -1739,4 +1862,746 @@ fn pass_pid(s: &str, c: &mut RedactionCounts) -> Option<String> {
         }
     }
     e.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn r(s: &str) -> String {
+        let mut c = RedactionCounts::default();
+        redact(s, &mut c).into_owned()
+    }
+
+    fn rc(s: &str) -> (String, RedactionCounts) {
+        let mut c = RedactionCounts::default();
+        let out = redact(s, &mut c).into_owned();
+        (out, c)
+    }
+
+    /// Asserts the output equals `want` and that redaction is idempotent on it.
+    #[track_caller]
+    fn check(input: &str, want: &str) {
+        let got = r(input);
+        assert_eq!(got, want, "input: {input:?}");
+        assert_eq!(r(&got), got, "not idempotent for {input:?}");
+    }
+
+    #[track_caller]
+    fn unchanged(input: &str) {
+        let mut c = RedactionCounts::default();
+        let out = redact(input, &mut c);
+        assert!(
+            matches!(out, Cow::Borrowed(_)),
+            "changed: {input:?} -> {out:?}"
+        );
+        assert_eq!(c.total(), 0);
+    }
+
+    // --- counts -------------------------------------------------------------------------------
+
+    #[test]
+    fn counts_add_get_merge_total_iter() {
+        let mut a = RedactionCounts::default();
+        a.add(RedactionClass::Ip, 2);
+        a.add(RedactionClass::Stack, 1);
+        let mut b = RedactionCounts::default();
+        b.add(RedactionClass::Ip, 3);
+        b.add(RedactionClass::Secret, u32::MAX);
+        a.merge(&b);
+        a.add(RedactionClass::Secret, 5);
+        assert_eq!(a.get(RedactionClass::Ip), 5);
+        assert_eq!(a.get(RedactionClass::Secret), u32::MAX);
+        assert_eq!(a.total(), u64::from(u32::MAX) + 6);
+        let names: Vec<_> = a.iter().map(|(c, _)| c.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "secret",
+                "token",
+                "host",
+                "pod",
+                "pid",
+                "ip",
+                "email",
+                "sql_literal",
+                "stack"
+            ]
+        );
+        assert_eq!(a.iter().count(), 9);
+    }
+
+    #[test]
+    fn clean_line_is_borrowed() {
+        unchanged("订单创建成功 orderNo=O202611290001 userId=10086 耗时 120ms");
+        unchanged("");
+        let (_, c) = rc("password=hunter2 from 10.0.0.1");
+        assert_eq!(c.get(RedactionClass::Secret), 1);
+        assert_eq!(c.get(RedactionClass::Ip), 1);
+        assert_eq!(c.total(), 2);
+    }
+
+    // --- secrets ------------------------------------------------------------------------------
+
+    #[test]
+    fn secret_assignments_true_positives() {
+        check(
+            "login password=hunter2 user=bob",
+            "login password=<SECRET> user=bob",
+        );
+        check("pwd: x", "pwd: <SECRET>");
+        check(r#"api_key="abc def""#, r#"api_key="<SECRET>""#);
+        check(
+            r#"{"password": "a b c", "u": 1}"#,
+            r#"{"password": "<SECRET>", "u": 1}"#,
+        );
+        check("secret: s3cr3t", "secret: <SECRET>");
+        check(
+            "db_password=a1 clientSecret=b2 X-Api-Key: c3",
+            "db_password=<SECRET> clientSecret=<SECRET> X-Api-Key: <SECRET>",
+        );
+        check(
+            "Password=P@ss;Encrypt=true",
+            "Password=<SECRET>;Encrypt=true",
+        );
+        check(
+            "?token=abc&access_key=xyz&page=2",
+            "?token=<SECRET>&access_key=<SECRET>&page=2",
+        );
+        check(
+            r#"body={\"password\":\"a b\"}"#,
+            r#"body={\"password\":\"<SECRET>\"}"#,
+        );
+        check(
+            "--password Tr1cky --user root",
+            "--password <SECRET> --user root",
+        );
+        check("DB_PASS=hunter2", "DB_PASS=<SECRET>");
+    }
+
+    #[test]
+    fn secret_assignments_false_positives() {
+        unchanged("max_tokens=4096 token_count=3 password_expired=true secret_name=db");
+        unchanged("invalid token: signature mismatch");
+        unchanged("failed to mount secret: not found");
+        unchanged("Access denied for user (using password: YES)");
+        unchanged("cache key=order:1 bypass=true");
+        unchanged("token expired, please login again");
+        unchanged("password=******** masked");
+    }
+
+    #[test]
+    fn chinese_secret_keys() {
+        check(
+            "数据库密码：Hunter2 连接失败",
+            "数据库密码：<SECRET> 连接失败",
+        );
+        check("口令=abc123，重试", "口令=<SECRET>，重试");
+        check("令牌: tok_99", "令牌: <SECRET>");
+        check("密钥=k1 秘钥：k2", "密钥=<SECRET> 秘钥：<SECRET>");
+        unchanged("用户登录失败，密码错误次数超限");
+    }
+
+    #[test]
+    fn url_userinfo_and_headers() {
+        check(
+            "mysql://user:pa55@db-master-01.prod.internal/db",
+            "mysql://user:<SECRET>@<HOST>/db",
+        );
+        check(
+            "redis://:pw@10.0.0.1:6379/0",
+            "redis://:<SECRET>@<IP>:6379/0",
+        );
+        check(
+            "Authorization: Bearer xyz.abc",
+            "Authorization: Bearer <SECRET>",
+        );
+        check(
+            "Authorization: Basic dXNlcjpwYXNz",
+            "Authorization: Basic <SECRET>",
+        );
+        check(
+            r#""authorization": "Bearer a b""#,
+            r#""authorization": "Bearer <SECRET>""#,
+        );
+        check("using Bearer eyJhbGciOi0", "using Bearer <SECRET>");
+        check("Cookie: JSESSIONID=AB12; uid=42", "Cookie: <SECRET>");
+        check(
+            "Set-Cookie: S=abc; Path=/; HttpOnly x",
+            "Set-Cookie: <SECRET>; HttpOnly x",
+        );
+        unchanged("http://example/path no userinfo");
+        unchanged("Bearer token missing; Basic authentication failed");
+        unchanged(r#"WWW-Authenticate: Bearer realm="shop""#);
+    }
+
+    // --- tokens -------------------------------------------------------------------------------
+
+    #[test]
+    fn vendor_tokens() {
+        check("k AKIAIOSFODNN7EXAMPLE x", "k <TOKEN> x");
+        check("ASIAY34FZKBOKMUTVV7A", "<TOKEN>");
+        check("LTAI5tQ8zXyW3vB7nM2k", "<TOKEN>");
+        check("ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "<TOKEN>");
+        check(
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuv",
+            "<TOKEN>",
+        );
+        check("xoxb-1234567890-abcdef", "<TOKEN>");
+        check("sk_live_51H8abcDEFghi", "<TOKEN>");
+        check("AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW", "<TOKEN>");
+        check(
+            "t eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFU end",
+            "t <TOKEN> end",
+        );
+        check(
+            "k -----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY----- ok",
+            "k <TOKEN> ok",
+        );
+        check("-----BEGIN PRIVATE KEY-----\nMIIEow cut", "<TOKEN>");
+    }
+
+    #[test]
+    fn long_hex_and_base64() {
+        check(
+            "sig 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b",
+            "sig <TOKEN>",
+        );
+        check(
+            "blob dGhpcy1pcy1hLXNlY3JldC12YWx1ZS0xMjM0NTY3OA== x",
+            "blob <TOKEN> x",
+        );
+        // Labelled trace ids, UUIDs, short SHAs, identifiers and paths stay.
+        unchanged("traceId=4bf92f3577b34da6a3ce929d0e0e4736 spanId: 00f067aa0ba902b7");
+        unchanged("order 550e8400-e29b-41d4-a716-446655440000 git 3f9c2a1");
+        unchanged("OrderServiceImplementationHandlerV2Factory created");
+        unchanged("GET /api/v1/orders/PaymentCallbackController2024/notify");
+        unchanged("ERR_PAYMENT_GATEWAY_TIMEOUT_EXCEEDED_LIMIT_1234");
+    }
+
+    // --- hosts and pods -----------------------------------------------------------------------
+
+    #[test]
+    fn hosts() {
+        check(
+            "connect redis.cluster.local failed",
+            "connect <HOST> failed",
+        );
+        check("db-master-01.prod.internal:3306", "<HOST>:3306");
+        check("to x.prod.svc.cluster.local.", "to <HOST>.");
+        check("https://api.example.com/v1", "https://<HOST>/v1");
+        check("host=mysql-prod-03 port=3306", "host=<HOST> port=3306");
+        check("Node ip-172-31-20-5 NotReady", "Node <HOST> NotReady");
+        check("访问api.example.com失败", "访问<HOST>失败");
+        unchanged("java.net.SocketTimeoutException at com.foo.Bar");
+        unchanged("spring.redis.host=redis order.created.v1 Bar.java logback.xml");
+        unchanged("node.kubernetes.io/unreachable payment-service");
+        unchanged("localhost:8080 host=localhost");
+    }
+
+    #[test]
+    fn pod_suffix_of_only_digits_from_the_k8s_alphabet() {
+        // Found by the property tests: Kubernetes can generate an all-digit suffix.
+        check(
+            "pod aaaa-service-42zp4fbpf-44224 restarted",
+            "pod <POD> restarted",
+        );
+        check("payment-service-7d8f9c6b5-44224 ready", "<POD> ready");
+        unchanged("order 2026-11-29-12345 shipped");
+    }
+
+    #[test]
+    fn pods() {
+        check("pod payment-service-7d8f9c6b5-x2k4m", "pod <POD>");
+        check("pod-payment-service-7d8f9c6b5-x2k4m_prod", "<POD>_prod");
+        check("fluentd-x7k2p: flush", "<POD>: flush");
+        check("pod/kafka-0 evicted", "pod/<POD> evicted");
+        check("Pod prod/kafka-1 ready", "Pod prod/<POD> ready");
+        unchanged("payment-service order-service kafka-0 redis-cluster-2");
+        unchanged("order-20241129-00001 retry-abcde flash-sale-1129");
+        unchanged("replica set payment-service-7d8f9c6b5 scaled; pods ready");
+    }
+
+    // --- pids, ips, emails --------------------------------------------------------------------
+
+    #[test]
+    fn pids() {
+        check("java[12345]: gc", "java[<PID>]: gc");
+        check(
+            "pid=12345 pid 99 PID: 4242 ppid=1",
+            "pid=<PID> pid <PID> PID: <PID> ppid=<PID>",
+        );
+        check(
+            "[error] 31245#31245: *1 connect",
+            "[error] <PID>: *1 connect",
+        );
+        check("Killed process 31245 (java)", "Killed process <PID> (java)");
+        check("进程号：8812 退出", "进程号：<PID> 退出");
+        unchanged("rapid 12 items[3] range [5] build #1532 systemd[1]");
+    }
+
+    #[test]
+    fn ips() {
+        check(
+            "connect 10.0.3.17:6379 refused",
+            "connect <IP>:6379 refused",
+        );
+        check("[2001:db8::1]:443", "<IP>:443");
+        check("::1 up", "<IP> up");
+        check("fe80::1%eth0 lost", "<IP> lost");
+        check("::ffff:10.0.0.1", "<IP>");
+        check("from 192.168.1.1.", "from <IP>.");
+        unchanged("version 1.2.3 v2.10.1 HTTP/1.1 redis 6.2.7 1.2.3.4.5 999.1.1.1");
+        unchanged("09:58:01.123 std::io::Error 00:1a:2b:3c:4d:5e a :: b");
+    }
+
+    #[test]
+    fn emails() {
+        check("mail alice.b+x@example.co.uk now", "mail <EMAIL> now");
+        unchanged("celery@settle-worker-1 ready @here");
+    }
+
+    // --- SQL ----------------------------------------------------------------------------------
+
+    #[test]
+    fn sql_literals() {
+        check(
+            "SELECT * FROM users WHERE name = 'alice' AND id IN (1,2,3) LIMIT 10",
+            "SELECT * FROM users WHERE name = <STR> AND id IN (<NUM>,<NUM>,<NUM>) LIMIT <NUM>",
+        );
+        check(
+            "update t set a = 'it''s', b = 1.5 where t1.id = 7; rows=3",
+            "update t set a = <STR>, b = <NUM> where t1.id = <NUM>; rows=3",
+        );
+        check(
+            "INSERT INTO t (a, b) VALUES (N'x', -4)",
+            "INSERT INTO t (a, b) VALUES (<STR>, -<NUM>)",
+        );
+        check(
+            r#"delete from t where name = "bob""#,
+            r#"delete from t where name = <STR>"#,
+        );
+        check(
+            "Duplicate entry 'a@b.com' for key 'uk_email'",
+            "Duplicate entry <STR> for key 'uk_email'",
+        );
+        check(
+            "==> Parameters: 138(String), 2(Integer), true(Boolean)",
+            "==> Parameters: <STR>(String), <NUM>(Integer), true(Boolean)",
+        );
+        check(
+            "binding parameter [1] as [VARCHAR] - [bob]",
+            "binding parameter [1] as [VARCHAR] - [<STR>]",
+        );
+        check(
+            "Key (email)=(z@x.org) already exists.",
+            "Key (email)=(<STR>) already exists.",
+        );
+        check(
+            "select a from t where x = :1 and y = ?",
+            "select a from t where x = :1 and y = ?",
+        );
+    }
+
+    #[test]
+    fn sql_false_positives() {
+        unchanged("Please select a payment method from the list, retry in 30 seconds");
+        unchanged("Update finished: 3 orders set to CLOSED; delete 2 items");
+        unchanged("status 503 after 1500ms, 3 retries, 'quoted' words");
+    }
+
+    // --- stacks -------------------------------------------------------------------------------
+
+    #[test]
+    fn stacks() {
+        check(
+            "java.lang.NullPointerException: null\n\tat com.foo.Bar.baz(Bar.java:42)\n\tat x.Y.z(Y.java:1)",
+            "java.lang.NullPointerException: null <STACK>",
+        );
+        check(
+            "failed at com.foo.Bar.baz(Bar.java:42) at com.foo.X.y(Native Method)",
+            "failed <STACK>",
+        );
+        check(
+            "Wrapper\nCaused by: java.io.IOException: x",
+            "Wrapper <STACK>",
+        );
+        check(
+            "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nValueError: bad",
+            "<STACK> ValueError: bad",
+        );
+        check(
+            "panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:12 +0x1d",
+            "panic: boom <STACK>",
+        );
+        check(
+            "TypeError: x\n    at Object.<anonymous> (/app/index.js:10:5)",
+            "TypeError: x <STACK>",
+        );
+        // The headline keeps its own redactions.
+        check(
+            "java.sql.SQLException: denied for 'app'@'10.0.0.1'\n\tat a.B.c(B.java:1)",
+            "java.sql.SQLException: denied for 'app'@'<IP>' <STACK>",
+        );
+        unchanged("retry at 10:00 at the gateway (see docs)");
+        unchanged("failed at stage Test after 12m30s");
+    }
+
+    // --- over-redaction -----------------------------------------------------------------------
+
+    #[test]
+    fn ordinary_operational_text_stays() {
+        unchanged("ERR_CONN_REFUSED E1001 ORA-00001 HTTP 429 503 1500ms 3.2s 耗时 120ms");
+        unchanged("v1.2.3 redis 6.2.7 payment-service order-service 512MB 99.5%");
+        unchanged("2026-11-29T09:58:01.123+08:00 2026/11/29 09:58:01 topic order.created.v1");
+        unchanged("支付失败：渠道返回 ACQ.TRADE_HAS_CLOSE，订单号 O202611290002 😀");
+    }
+
+    // --- robustness ---------------------------------------------------------------------------
+
+    #[test]
+    fn odd_inputs_do_not_panic() {
+        for s in [
+            "password=",
+            "password=\"",
+            "password=\"unterminated",
+            "\\\"password\\\":\\\"x",
+            "'",
+            "SELECT 'a FROM",
+            "select a from t where x = 'unterminated",
+            "[",
+            "::",
+            "[::1",
+            "::1]",
+            "-----BEGIN ",
+            "at a.b(",
+            "密码：",
+            "密码：😀",
+            "pid=",
+            "Cookie: a=1;",
+            "Cookie: ;;; ",
+            "x\u{0}password=\u{7f}y",
+            "Parameters: (String), (Integer)",
+            "ip-1-2-3-4",
+            "é@é.é",
+            "a\\",
+            // Idempotency counter-examples proptest once found.
+            "x.com密码=pod",
+            "10.0.0.1::a",
+            "::a::10.0.0.1=",
+            "x.comCaused by:",
+            "x.com.internal-x2k4m::",
+            "token@password.internal9f86d081884c7d659a2feaa0c55ad015\n",
+            "token=UPDATE t SET\"UPDATE t SET='password",
+            "password,a::token-x2k4m",
+            "pod=kafka-0UPDATE t SET密码ip-1-2-3-4'",
+            "UPDATE t SET=Cookie::;token'",
+            "SELECT * FROM t WHERE name = 'aaaaa00'  \"clientSecret\": \"aAA00#aA x\"",
+        ] {
+            let once = r(s);
+            assert_eq!(r(&once), once, "not idempotent for {s:?}");
+        }
+    }
+
+    // --- corpus -------------------------------------------------------------------------------
+
+    #[derive(Default)]
+    struct CorpusScore {
+        vanish_total: usize,
+        vanished: usize,
+        stay_total: usize,
+        stayed: usize,
+        leaks: Vec<String>,
+        over: Vec<String>,
+    }
+
+    fn score_corpus() -> CorpusScore {
+        let text = include_str!("../fixtures/redaction/corpus.jsonl");
+        let mut score = CorpusScore::default();
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let v: serde_json::Value = serde_json::from_str(line).expect("corpus line is JSON");
+            let input = v["line"].as_str().expect("line");
+            let out = r(input);
+            assert_eq!(r(&out), out, "corpus line {} not idempotent", n + 1);
+            for x in v["must_vanish"].as_array().expect("must_vanish") {
+                let x = x.as_str().expect("string");
+                score.vanish_total += 1;
+                if out.contains(x) {
+                    score
+                        .leaks
+                        .push(format!("line {}: {x:?} in {out:?}", n + 1));
+                } else {
+                    score.vanished += 1;
+                }
+            }
+            for x in v["must_stay"].as_array().expect("must_stay") {
+                let x = x.as_str().expect("string");
+                score.stay_total += 1;
+                if out.contains(x) {
+                    score.stayed += 1;
+                } else {
+                    score
+                        .over
+                        .push(format!("line {}: {x:?} lost in {out:?}", n + 1));
+                }
+            }
+        }
+        score
+    }
+
+    #[test]
+    fn corpus_has_no_leaks_and_little_over_redaction() {
+        let s = score_corpus();
+        let recall = s.vanished as f64 / s.vanish_total as f64;
+        let over = (s.stay_total - s.stayed) as f64 / s.stay_total as f64;
+        println!(
+            "redaction corpus: recall {:.4} ({}/{}), over-redaction {:.4} ({}/{})",
+            recall,
+            s.vanished,
+            s.vanish_total,
+            over,
+            s.stay_total - s.stayed,
+            s.stay_total
+        );
+        for l in &s.over {
+            println!("over-redacted: {l}");
+        }
+        assert!(s.leaks.is_empty(), "leaks:\n{}", s.leaks.join("\n"));
+        assert!(s.over.is_empty(), "over-redaction:\n{}", s.over.join("\n"));
+    }
+
+    #[test]
+    fn corpus_is_big_enough() {
+        let n = include_str!("../fixtures/redaction/corpus.jsonl")
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .count();
+        assert!(n >= 150, "corpus has {n} lines");
+    }
+
+    /// `cargo test --release -- --ignored --nocapture redact_micro_benchmark`
+    #[test]
+    #[ignore]
+    fn redact_micro_benchmark() {
+        let text = include_str!("../fixtures/redaction/corpus.jsonl");
+        let lines: Vec<String> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|v| v["line"].as_str().map(str::to_owned))
+            .collect();
+        // Real streams are mostly clean lines; measure the corpus (hit-heavy) and a 90/10 mix.
+        let clean: Vec<String> = [
+            "订单创建成功 orderNo=O202611290001 userId=10086 金额=199.00元 耗时 120ms",
+            "retrying request to order-service in 500ms (attempt 2 of 5)",
+            "Readiness probe failed: HTTP probe failed with statuscode: 503",
+            "JVM GC pause 1.2s (G1 Evacuation Pause), heap 3.5GB->1.1GB",
+            "topic order.created.v1 lag 15320 messages on consumer group settle-group",
+            "库存扣减失败 skuId=20001 剩余库存=0 请求数量=2",
+            "Request failed: POST /api/order/create status=500 userId=10086",
+            "HPA order-service: current cpu 85% > target 70%, scaling from 4 to 6 replicas",
+            "redis cache miss key=order:detail:O202611290001 ttl=300s",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut mixed = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            mixed.push(l.clone());
+            for k in 0..9 {
+                mixed.push(clean[(i + k) % clean.len()].clone());
+            }
+        }
+        for (name, set) in [("corpus", &lines), ("90% clean mix", &mixed)] {
+            let rounds = 1_000_000 / set.len() + 1;
+            let n = rounds * set.len();
+            // The same messages inside a Mock log entry, parsed by serde_json: the baseline the
+            // later end-to-end benchmark compares against.
+            let entries: Vec<String> = set
+                .iter()
+                .map(|m| {
+                    serde_json::json!({
+                        "timestamp": "2026-11-29 09:58:01", "level": "ERROR",
+                        "service": "payment-service",
+                        "instance": "pod-payment-service-7d8f9c6b5-x2k4m",
+                        "message": m, "metrics": {"latency_ms": 1532, "retries": 2}
+                    })
+                    .to_string()
+                })
+                .collect();
+            let start = std::time::Instant::now();
+            let mut parsed = 0usize;
+            for _ in 0..rounds {
+                for e in entries.iter() {
+                    let v: serde_json::Value =
+                        serde_json::from_str(std::hint::black_box(e)).expect("valid JSON");
+                    parsed += v.as_object().map_or(0, |o| o.len());
+                }
+            }
+            let parse_ns = start.elapsed().as_nanos() as f64 / n as f64;
+            let mut counts = RedactionCounts::default();
+            let mut bytes = 0usize;
+            let start = std::time::Instant::now();
+            for _ in 0..rounds {
+                for l in set.iter() {
+                    bytes += redact(std::hint::black_box(l), &mut counts).len();
+                }
+            }
+            let ns = start.elapsed().as_nanos() as f64 / n as f64;
+            println!(
+                "{name}: {n} lines, redact {ns:.0} ns/line, serde_json parse of the entry \
+                 {parse_ns:.0} ns/line, ratio {:.2} ({bytes} bytes out, {parsed} fields)",
+                ns / parse_ns
+            );
+        }
+    }
+
+    // --- properties ---------------------------------------------------------------------------
+
+    const FILLER: &[&str] = &[
+        "订单",
+        "支付失败",
+        "timeout",
+        "ERR_CONN_REFUSED",
+        "HTTP",
+        "503",
+        "1500ms",
+        "v1.2.3",
+        "payment-service",
+        "😀",
+        "retry",
+        "耗时",
+        "——",
+        "ok",
+        "order.created.v1",
+        "\t",
+        "E1001",
+        "status=500",
+        "x",
+        "→",
+        "连接",
+        "reset",
+        "512MB",
+    ];
+
+    fn filler() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(FILLER), 0..6).prop_map(|v| v.join(" "))
+    }
+
+    fn secret_value() -> impl Strategy<Value = String> {
+        "[A-Za-z]{3,6}[0-9]{2,4}[A-Za-z0-9!#%]{3,8}"
+    }
+
+    /// A planted sensitive item and the raw values that must not survive.
+    fn planted() -> impl Strategy<Value = (String, Vec<String>)> {
+        let hex32 = "[0-9a-f]{30}[a-f][0-9]";
+        prop_oneof![
+            secret_value().prop_map(|v| (format!("password={v}"), vec![v])),
+            secret_value().prop_map(|v| (format!("\"clientSecret\": \"{v} x\""), vec![v])),
+            secret_value().prop_map(|v| (format!("Authorization: Bearer {v}"), vec![v])),
+            secret_value().prop_map(|v| (format!("密码：{v}"), vec![v])),
+            secret_value().prop_map(|v| (
+                format!("mysql://app:{v}@db.prod.internal/x"),
+                vec![v, "db.prod.internal".into()]
+            )),
+            "[A-Z0-9]{16}".prop_map(|v| (format!("AKIA{v}"), vec![format!("AKIA{v}")])),
+            hex32.prop_map(|v| (v.clone(), vec![v])),
+            "[a-z]{3,8}-[a-z0-9]{2,6}".prop_map(|v| (
+                format!("{v}.svc.cluster.local"),
+                vec![format!("{v}.svc.cluster.local")]
+            )),
+            (
+                "[a-z]{3,8}",
+                "[b-d][2-9][f-h][4-7][k-m][2-9][p-t]",
+                "[v-z][2-9][b-d][4-7][k-m]"
+            )
+                .prop_map(|(a, h, s)| {
+                    let p = format!("{a}-{h}-{s}");
+                    (p.clone(), vec![p])
+                }),
+            (1u32..4_000_000).prop_map(|n| (format!("pid={n}"), vec![format!("pid={n}")])),
+            (1u8..=254, 0u8..=255, 0u8..=255, 1u8..=254).prop_map(|(a, b, c, d)| {
+                let ip = format!("{a}.{b}.{c}.{d}");
+                (format!("{ip}:6379"), vec![ip])
+            }),
+            (0u16..0xffff, 1u16..0xffff).prop_map(|(a, b)| {
+                let ip = format!("2001:db8:{a:x}::{b:x}");
+                (format!("[{ip}]:443"), vec![ip])
+            }),
+            "[a-z]{2,8}\\.[a-z]{2,6}".prop_map(|u| {
+                let e = format!("{u}@shop-example.com");
+                (e.clone(), vec![e])
+            }),
+            "[a-z]{5,9}[0-9]{2}"
+                .prop_map(|v| (format!("SELECT * FROM t WHERE name = '{v}'"), vec![v])),
+            (10_000u32..99_999_999).prop_map(|n| (
+                format!("select a from t where id = {n}"),
+                vec![n.to_string()]
+            )),
+            "[a-z]{4,8}".prop_map(|m| (
+                format!("Err\n\tat com.shop.{m}.Svc.run(Svc.java:42)"),
+                vec![format!("com.shop.{m}"), "Svc.java".into()]
+            )),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn planted_secrets_never_leak(
+            pre in filler(),
+            items in prop::collection::vec(planted(), 1..4),
+            post in filler(),
+        ) {
+            let mut line = pre.clone();
+            let mut secrets = Vec::new();
+            for (text, raw) in &items {
+                line.push(' ');
+                line.push_str(text);
+                line.push(' ');
+                secrets.extend(raw.iter().cloned());
+            }
+            line.push_str(&post);
+            let out = r(&line);
+            for s in &secrets {
+                prop_assert!(!out.contains(s.as_str()), "{s:?} leaked from {line:?}: {out:?}");
+            }
+            prop_assert_eq!(r(&out), out.clone());
+        }
+
+        #[test]
+        fn never_panics_and_is_idempotent(s in "\\PC{0,120}") {
+            let out = r(&s);
+            prop_assert_eq!(r(&out), out.clone());
+        }
+
+        #[test]
+        fn arbitrary_bytes_with_control_chars(s in "[\\x00-\\x7f\u{4e00}-\u{4e20}😀é:=@.\\-\\[\\]'\"]{0,80}") {
+            let out = r(&s);
+            prop_assert_eq!(r(&out), out.clone());
+        }
+
+        #[test]
+        fn keyword_soup_is_idempotent(
+            parts in prop::collection::vec(prop::sample::select(&[
+                "password", "=", ":", " ", "'", "\"", "token", "SELECT", "FROM", "WHERE", "a", "1",
+                "10.0.0.1", "::", "@", "x.com", "pod", "/", "kafka-0", "pid", "[", "]", "12345",
+                "at", "com.x.Y(Y.java:1)", "Caused by:", "<SECRET>", "<IP>", "Bearer", "\n", ";",
+                "密码", "：", "-", "abc12", "Cookie", ",", "\\", "ip-1-2-3-4", "-x2k4m",
+                "AKIAIOSFODNN7EXAMPLE", "Parameters: ", "(String)", "Duplicate entry ",
+                "Traceback (most recent call last):", "ValueError: x", "goroutine 1 [running]:",
+                "host=", "db01", ".internal", "9f86d081884c7d659a2feaa0c55ad015", "UPDATE t SET",
+                "#", "(", ")",
+            ][..]), 0..24)
+        ) {
+            let s: String = parts.concat();
+            let out = r(&s);
+            prop_assert_eq!(r(&out), out.clone(), "input {:?}", s);
+        }
+    }
 }
