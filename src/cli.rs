@@ -40,6 +40,14 @@ pub enum Command {
     /// Project a captured RAG knowledge-search response into the RAG contract.
     #[command(after_help = EXIT_CODES_HELP)]
     Rag(RagArgs),
+    /// Run fixture cases (*.case.json) in-process and compare each output with its expectation.
+    #[command(after_help = CHECK_EXIT_HELP)]
+    Check(CheckArgs),
+    /// Re-run a captured incident's calls in order through one fresh in-memory ledger.
+    #[command(after_help = REPLAY_EXIT_HELP)]
+    Replay(ReplayArgs),
+    /// Print the JSON Schema (draft 2020-12) of a contract, or list the contract names.
+    Schema(SchemaArgs),
 }
 
 /// The call's identity and run.
@@ -58,8 +66,21 @@ pub struct CallArgs {
 }
 
 /// Which view of the call to print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum View {
+    #[default]
     /// The canonical result or safe error, with tool, run and call ids.
     Envelope,
     /// The Model Observation: only what the model needs to understand and cite.
@@ -69,8 +90,21 @@ pub enum View {
 }
 
 /// How to wrap the chosen view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
+    #[default]
     /// The view as one JSON document.
     Json,
     /// An MCP CallToolResult: the model observation as structuredContent, the control view
@@ -81,10 +115,10 @@ pub enum Format {
 /// Where and how to write the result.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Which view to print.
+    /// Which view of the call to print.
     #[arg(long, value_enum, default_value_t = View::Envelope)]
     pub view: View,
-    /// Output format.
+    /// How to wrap the view: plain JSON, or an MCP CallToolResult.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
     /// Indent the JSON [default: compact, one line].
@@ -110,4 +144,78 @@ pub struct RagArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub output: OutputArgs,
+}
+
+/// Exit codes of `check`.
+pub const CHECK_EXIT_HELP: &str = "\
+Exit codes:
+  0  every case passed
+  1  at least one case failed, could not be read, or a pattern matched no file
+  2  usage error";
+
+/// Exit codes of `replay`.
+pub const REPLAY_EXIT_HELP: &str = "\
+Exit codes:
+  0  every call was replayed, whatever each call's own status (see the summary on stderr)
+  1  unexpected internal error (a bug)
+  2  usage error
+  5  the incident cannot be read: missing folder, invalid context.json or calls.jsonl";
+
+/// The default case pattern of `check`.
+pub const DEFAULT_CASE_GLOB: &str = "fixtures/**/*.case.json";
+
+/// `aciproj check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Glob patterns of case files, relative to the current directory (`**` crosses folders)
+    /// [default: fixtures/**/*.case.json].
+    #[arg(value_name = "GLOB")]
+    pub patterns: Vec<String>,
+    /// Rewrite each case's expect.output with the actual output, keeping its other fields
+    /// [default: off, only compare].
+    #[arg(long)]
+    pub update: bool,
+}
+
+/// `aciproj replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The incident folder: context.json and calls.jsonl (one call per line).
+    #[arg(value_name = "INCIDENT_DIR")]
+    pub incident: PathBuf,
+    /// Which view of each call to print, one compact JSON line per call.
+    #[arg(long, value_enum, default_value_t = View::Envelope)]
+    pub view: View,
+}
+
+/// The contracts `schema` can print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaName {
+    /// The default view: status, tool, ids, and the result or the safe error.
+    Envelope,
+    /// The canonical RAG result (frozen).
+    RagResult,
+    /// The canonical log result (frozen).
+    LogsResult,
+    /// What `--view model` prints for a rag call (READY or ERROR).
+    RagObservation,
+    /// What `--view model` prints for a logs call (READY or ERROR).
+    LogsObservation,
+    /// The Harness Control View (`--view harness`).
+    ControlView,
+    /// The run context file (`--context`).
+    Context,
+    /// A fixture case file (*.case.json) for `check`.
+    Case,
+    /// One line of an incident's calls.jsonl for `replay`.
+    IncidentCall,
+}
+
+/// `aciproj schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The contract whose schema to print (pretty JSON) [default: list every name, one per
+    /// line].
+    #[arg(value_name = "NAME", value_enum)]
+    pub name: Option<SchemaName>,
 }

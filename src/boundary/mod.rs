@@ -5,6 +5,7 @@
 //! views → append the canonical record → return. The framework's `tool_call_id` and the run's id
 //! are carried byte for byte; the boundary never mints an id and writes no store but the ledger.
 
+pub mod arguments;
 pub mod ledger;
 pub mod preflight;
 pub mod scope;
