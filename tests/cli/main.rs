@@ -1,6 +1,7 @@
 //! One integration-test binary (fast to link), one module per concept.
 
 mod boundary;
+mod check;
 mod common;
 mod output;
 mod rag;
