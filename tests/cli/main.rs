@@ -5,3 +5,4 @@ mod check;
 mod common;
 mod output;
 mod rag;
+mod replay;
