@@ -143,6 +143,21 @@ impl Aci {
         self
     }
 
+    /// A copy of this invocation with `extra` arguments appended.
+    #[allow(dead_code)]
+    pub fn clone_with<I: IntoIterator<Item = S>, S: Into<OsString>>(&self, extra: I) -> Self {
+        Self {
+            args: self
+                .args
+                .iter()
+                .cloned()
+                .chain(extra.into_iter().map(Into::into))
+                .collect(),
+            stdin: self.stdin.clone(),
+            cwd: self.cwd.clone(),
+        }
+    }
+
     /// Runs in `dir` instead of the repository root.
     #[allow(dead_code)]
     pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {

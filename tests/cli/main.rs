@@ -6,3 +6,4 @@ mod common;
 mod output;
 mod rag;
 mod replay;
+mod schema;
