@@ -26,7 +26,8 @@ Exit codes:
     long_about = "aciproj reads a captured legacy response (a RAG knowledge search, a Mock log \
 query) and a run context, runs the boundary's preflight checks (run ownership, authorization, \
 read-only, duplicate, budget, size), and writes a bounded, redacted ACI result or a safe error. \
-Standard output carries only JSON; diagnostics go to standard error."
+Standard output carries only JSON; diagnostics go to standard error. The exit codes below are \
+those of the tool calls (rag); check, replay and schema document their own."
 )]
 pub struct Cli {
     /// What to do.
@@ -47,6 +48,7 @@ pub enum Command {
     #[command(after_help = REPLAY_EXIT_HELP)]
     Replay(ReplayArgs),
     /// Print the JSON Schema (draft 2020-12) of a contract, or list the contract names.
+    #[command(after_help = SCHEMA_EXIT_HELP)]
     Schema(SchemaArgs),
 }
 
@@ -124,7 +126,7 @@ pub struct OutputArgs {
     /// Indent the JSON [default: compact, one line].
     #[arg(long)]
     pub pretty: bool,
-    /// Write the JSON to FILE atomically (temporary file + rename) instead of standard output.
+    /// Write the JSON to FILE atomically (temporary file + rename) [default: standard output].
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -138,7 +140,7 @@ pub struct RagArgs {
     /// The agent's query, passed through unchanged.
     #[arg(long, value_name = "TEXT")]
     pub query: String,
-    /// The captured legacy response; absent or `-` reads standard input.
+    /// The captured legacy response file; `-` reads standard input [default: standard input].
     #[arg(value_name = "RESPONSE")]
     pub response: Option<PathBuf>,
     #[command(flatten)]
@@ -160,6 +162,13 @@ Exit codes:
   1  unexpected internal error (a bug)
   2  usage error
   5  the incident cannot be read: missing folder, invalid context.json or calls.jsonl";
+
+/// Exit codes of `schema`.
+pub const SCHEMA_EXIT_HELP: &str = "\
+Exit codes:
+  0  the schema or the list of names was printed
+  2  usage error (an unknown NAME)
+  5  standard output cannot be written";
 
 /// The default case pattern of `check`.
 pub const DEFAULT_CASE_GLOB: &str = "fixtures/**/*.case.json";

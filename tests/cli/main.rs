@@ -3,6 +3,7 @@
 mod boundary;
 mod check;
 mod common;
+mod docs;
 mod output;
 mod rag;
 mod replay;
