@@ -66,7 +66,8 @@ pub fn request_from_map(tool: Tool, map: &Map<String, Value>) -> Result<ToolRequ
 
 /// Executes one call whose request is a JSON `arguments` object, the way `check` and `replay` run
 /// calls: an argument the request cannot hold fails the call with `INVALID_REQUEST` (no record,
-/// legacy response not read), exactly like a preflight rejection.
+/// legacy response not read, the run's counters in the control view), exactly like a preflight
+/// rejection.
 pub fn execute_arguments(
     boundary: &mut ToolBoundary,
     tool: Tool,
@@ -84,12 +85,7 @@ pub fn execute_arguments(
             };
             boundary.execute(&call, legacy)
         }
-        Err(e) => CallOutcome::failed(
-            tool,
-            Some(boundary.context().run_id.clone()),
-            Some(tool_call_id.to_owned()),
-            e,
-        ),
+        Err(e) => boundary.refuse(tool, tool_call_id, e),
     }
 }
 

@@ -78,6 +78,10 @@ fn harness_view_shows_duplicate_scope_and_budget() {
     assert_eq!(out[5]["budget"]["tool_calls_left"], 0);
     // Rejected calls leave the counters where they were.
     assert_eq!(out[2]["budget"]["tool_calls_used"], 2);
+    // An argument the request cannot hold is refused like any invalid request: counters known.
+    assert_eq!(out[4]["error"]["code"], "INVALID_REQUEST");
+    assert_eq!(out[4]["budget"]["tool_calls_used"], 3);
+    assert_eq!(out[4]["budget"]["tool_calls_left"], 1);
     assert_eq!(out[6]["error"]["code"], "BUDGET_EXHAUSTED");
     // The summary's byte column is the model observation's size.
     let ran = replay(&fixture(INCIDENT), "model");
