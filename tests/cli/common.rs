@@ -144,7 +144,6 @@ impl Aci {
     }
 
     /// A copy of this invocation with `extra` arguments appended.
-    #[allow(dead_code)]
     pub fn clone_with<I: IntoIterator<Item = S>, S: Into<OsString>>(&self, extra: I) -> Self {
         Self {
             args: self
@@ -159,7 +158,6 @@ impl Aci {
     }
 
     /// Runs in `dir` instead of the repository root.
-    #[allow(dead_code)]
     pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
         self.cwd = Some(dir.as_ref().to_owned());
         self
@@ -188,7 +186,6 @@ pub fn active() -> PathBuf {
 }
 
 /// The repository root.
-#[allow(dead_code)]
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
