@@ -9,7 +9,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
-use crate::cli::{CallArgs, Cli, Command, OutputArgs, PatternsArgs};
+use crate::cli::{
+    CallArgs, CheckArgs, Cli, Command, OutputArgs, PatternsArgs, ReplayArgs, SchemaArgs,
+};
 use crate::context::RunContext;
 use crate::error::{ErrorCode, ToolError, exit};
 use crate::render;
@@ -46,6 +48,59 @@ pub fn run(cli: Cli) -> u8 {
             tool_call(args.call, request, args.response.as_deref(), &args.output)
         }
         Command::Patterns(args) => patterns_command(&args),
+        Command::Check(args) => check(args),
+        Command::Replay(args) => replay(args),
+        Command::Schema(args) => schema(args),
+    }
+}
+
+/// `check`: 0 when every case passed, 1 otherwise.
+fn check(args: CheckArgs) -> u8 {
+    let options = crate::check::CheckOptions {
+        patterns: args.patterns,
+        update: args.update,
+    };
+    let mut stdout = std::io::stdout().lock();
+    match crate::check::run(&options, &mut stdout) {
+        Ok(summary) if summary.failed == 0 => exit::READY,
+        Ok(_) => exit::CASES_FAILED,
+        Err(_) => {
+            eprintln!("aciproj: check: cannot write the report");
+            exit::CASES_FAILED
+        }
+    }
+}
+
+/// `replay`: 0 when every call was replayed (whatever their statuses), 5 when the incident
+/// cannot be read.
+fn replay(args: ReplayArgs) -> u8 {
+    let mut stdout = std::io::stdout().lock();
+    let mut stderr = std::io::stderr().lock();
+    match crate::replay::run(&args.incident, args.view, &mut stdout, &mut stderr) {
+        Ok(_) => exit::READY,
+        Err(e) => {
+            let _ = writeln!(stderr, "aciproj: replay: {e}");
+            exit::INPUT
+        }
+    }
+}
+
+/// `schema`: one schema, pretty, or the list of names.
+fn schema(args: SchemaArgs) -> u8 {
+    let text = match args.name {
+        Some(name) => render::to_text(&crate::schema::schema_value(name), true),
+        None => crate::schema::NAMES
+            .iter()
+            .map(|(_, n)| format!("{n}\n"))
+            .collect(),
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => exit::READY,
+        Err(_) => exit::INPUT,
     }
 }
 

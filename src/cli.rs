@@ -26,7 +26,8 @@ Exit codes:
     long_about = "aciproj reads a captured legacy response (a RAG knowledge search, a Mock log \
 query) and a run context, runs the boundary's preflight checks (run ownership, authorization, \
 read-only, duplicate, budget, size), and writes a bounded, redacted ACI result or a safe error. \
-Standard output carries only JSON; diagnostics go to standard error."
+Standard output carries only JSON; diagnostics go to standard error. The exit codes below are \
+those of the tool calls (rag); check, replay and schema document their own."
 )]
 pub struct Cli {
     /// What to do.
@@ -44,7 +45,17 @@ pub enum Command {
     #[command(after_help = EXIT_CODES_HELP)]
     Logs(LogsArgs),
     /// Fold raw log lines into redacted patterns (one message per line).
+    #[command(after_help = PATTERNS_EXIT_HELP)]
     Patterns(PatternsArgs),
+    /// Run fixture cases (*.case.json) in-process and compare each output with its expectation.
+    #[command(after_help = CHECK_EXIT_HELP)]
+    Check(CheckArgs),
+    /// Re-run a captured incident's calls in order through one fresh in-memory ledger.
+    #[command(after_help = REPLAY_EXIT_HELP)]
+    Replay(ReplayArgs),
+    /// Print the JSON Schema (draft 2020-12) of a contract, or list the contract names.
+    #[command(after_help = SCHEMA_EXIT_HELP)]
+    Schema(SchemaArgs),
 }
 
 /// The call's identity and run.
@@ -63,8 +74,21 @@ pub struct CallArgs {
 }
 
 /// Which view of the call to print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum View {
+    #[default]
     /// The canonical result or safe error, with tool, run and call ids.
     Envelope,
     /// The Model Observation: only what the model needs to understand and cite.
@@ -74,8 +98,21 @@ pub enum View {
 }
 
 /// How to wrap the chosen view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
+    #[default]
     /// The view as one JSON document.
     Json,
     /// An MCP CallToolResult: the model observation as structuredContent, the control view
@@ -86,16 +123,16 @@ pub enum Format {
 /// Where and how to write the result.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Which view to print.
+    /// Which view of the call to print.
     #[arg(long, value_enum, default_value_t = View::Envelope)]
     pub view: View,
-    /// Output format.
+    /// How to wrap the view: plain JSON, or an MCP CallToolResult.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
     /// Indent the JSON [default: compact, one line].
     #[arg(long)]
     pub pretty: bool,
-    /// Write the JSON to FILE atomically (temporary file + rename) instead of standard output.
+    /// Write the JSON to FILE atomically (temporary file + rename) [default: standard output].
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -109,7 +146,7 @@ pub struct RagArgs {
     /// The agent's query, passed through unchanged.
     #[arg(long, value_name = "TEXT")]
     pub query: String,
-    /// The captured legacy response; absent or `-` reads standard input.
+    /// The captured legacy response file; `-` reads standard input [default: standard input].
     #[arg(value_name = "RESPONSE")]
     pub response: Option<PathBuf>,
     #[command(flatten)]
@@ -132,7 +169,7 @@ pub struct LogsArgs {
     /// How far back the window reaches from the run's `now`, 1 to 10080 [default: 60].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub lookback_minutes: Option<i64>,
-    /// The captured legacy response; absent or `-` reads standard input.
+    /// The captured legacy response file; `-` reads standard input [default: standard input].
     #[arg(value_name = "RESPONSE")]
     pub response: Option<PathBuf>,
     #[command(flatten)]
@@ -147,7 +184,96 @@ pub struct PatternsArgs {
     /// string), for scoring grouping quality [default: one JSON object per pattern].
     #[arg(long)]
     pub assign: bool,
-    /// The log file, one message per line; absent or `-` reads standard input.
+    /// The log file, one message per line; `-` reads standard input [default: standard input].
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
+}
+
+/// Exit codes of `patterns`.
+pub const PATTERNS_EXIT_HELP: &str = "\
+Exit codes:
+  0  the patterns were printed
+  1  unexpected internal error (a bug)
+  2  usage error
+  5  the log file cannot be read or the output cannot be written";
+
+/// Exit codes of `check`.
+pub const CHECK_EXIT_HELP: &str = "\
+Exit codes:
+  0  every case passed
+  1  at least one case failed, could not be read, or a pattern matched no file
+  2  usage error";
+
+/// Exit codes of `replay`.
+pub const REPLAY_EXIT_HELP: &str = "\
+Exit codes:
+  0  every call was replayed, whatever each call's own status (see the summary on stderr)
+  1  unexpected internal error (a bug)
+  2  usage error
+  5  the incident cannot be read: missing folder, invalid context.json or calls.jsonl";
+
+/// Exit codes of `schema`.
+pub const SCHEMA_EXIT_HELP: &str = "\
+Exit codes:
+  0  the schema or the list of names was printed
+  2  usage error (an unknown NAME)
+  5  standard output cannot be written";
+
+/// The default case pattern of `check`.
+pub const DEFAULT_CASE_GLOB: &str = "fixtures/**/*.case.json";
+
+/// `aciproj check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Glob patterns of case files, relative to the current directory (`**` crosses folders)
+    /// [default: fixtures/**/*.case.json].
+    #[arg(value_name = "GLOB")]
+    pub patterns: Vec<String>,
+    /// Rewrite each case's expect.output with the actual output, keeping its other fields
+    /// [default: off, only compare].
+    #[arg(long)]
+    pub update: bool,
+}
+
+/// `aciproj replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The incident folder: context.json and calls.jsonl (one call per line).
+    #[arg(value_name = "INCIDENT_DIR")]
+    pub incident: PathBuf,
+    /// Which view of each call to print, one compact JSON line per call.
+    #[arg(long, value_enum, default_value_t = View::Envelope)]
+    pub view: View,
+}
+
+/// The contracts `schema` can print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaName {
+    /// The default view: status, tool, ids, and the result or the safe error.
+    Envelope,
+    /// The canonical RAG result (frozen).
+    RagResult,
+    /// The canonical log result (frozen).
+    LogsResult,
+    /// What `--view model` prints for a rag call (READY or ERROR).
+    RagObservation,
+    /// What `--view model` prints for a logs call (READY or ERROR).
+    LogsObservation,
+    /// The Harness Control View (`--view harness`).
+    ControlView,
+    /// The run context file (`--context`).
+    Context,
+    /// A fixture case file (*.case.json) for `check`.
+    Case,
+    /// One line of an incident's calls.jsonl for `replay`.
+    IncidentCall,
+}
+
+/// `aciproj schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The contract whose schema to print (pretty JSON) [default: list every name, one per
+    /// line].
+    #[arg(value_name = "NAME", value_enum)]
+    pub name: Option<SchemaName>,
 }

@@ -15,6 +15,8 @@ pub mod exit {
     pub const READY: u8 = 0;
     /// An unexpected internal error (a bug); a safe error JSON is still printed.
     pub const INTERNAL: u8 = 1;
+    /// `check`: at least one case failed (or could not be read).
+    pub const CASES_FAILED: u8 = 1;
     /// Usage error (reported by clap).
     pub const USAGE: u8 = 2;
     /// Preflight rejected the call; the legacy response was not read.

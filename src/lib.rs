@@ -31,6 +31,7 @@
 pub mod app;
 pub mod boundary;
 pub mod bounds;
+pub mod check;
 pub mod cli;
 pub mod context;
 pub mod contracts;
@@ -41,6 +42,8 @@ pub mod patterns;
 pub mod project;
 pub mod redact;
 pub mod render;
+pub mod replay;
+pub mod schema;
 
 pub use boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
 pub use context::RunContext;

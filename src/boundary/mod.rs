@@ -5,6 +5,7 @@
 //! views → append the canonical record → return. The framework's `tool_call_id` and the run's id
 //! are carried byte for byte; the boundary never mints an id and writes no store but the ledger.
 
+pub mod arguments;
 pub mod ledger;
 pub mod preflight;
 pub mod scope;
@@ -342,6 +343,34 @@ impl ToolBoundary {
             outcome.finish(Err(e));
             outcome.control.budget = Some(budget(calls_used, bytes_used));
         }
+        outcome
+    }
+}
+
+impl ToolBoundary {
+    /// Refuses a call whose request could not even be built (an invalid JSON `arguments` object,
+    /// see [`arguments`]) the way preflight refuses an invalid request: the run's counters as
+    /// known so far in the control view, nothing recorded, the legacy response never opened.
+    pub fn refuse(&mut self, tool: Tool, tool_call_id: &str, error: ToolError) -> CallOutcome {
+        let echo = |id: &str| valid_id(id).then(|| id.to_owned());
+        let mut outcome = CallOutcome::new(tool, echo(&self.context.run_id), echo(tool_call_id));
+        let context = &self.context;
+        let session = match self.ledger.open() {
+            Ok(s) => s,
+            Err(e) => {
+                outcome.finish(Err(e));
+                return outcome;
+            }
+        };
+        let history = History::new(&context.prior_calls, session.records(), &context.run_id);
+        let (calls, bytes) = (history.calls_used(), history.observation_bytes_used());
+        outcome.control.budget = Some(BudgetUse {
+            tool_calls_used: calls,
+            tool_calls_left: context.budget.max_tool_calls.saturating_sub(calls),
+            observation_bytes_used: bytes,
+            observation_bytes_left: context.budget.max_observation_bytes.saturating_sub(bytes),
+        });
+        outcome.finish(Err(error));
         outcome
     }
 }

@@ -47,6 +47,7 @@ pub fn raw_context(text: &str) -> TempContext {
 pub struct Aci {
     args: Vec<OsString>,
     stdin: Option<Vec<u8>>,
+    cwd: Option<PathBuf>,
 }
 
 /// What an invocation produced.
@@ -87,6 +88,7 @@ impl Aci {
         Self {
             args: args.into_iter().map(Into::into).collect(),
             stdin: None,
+            cwd: None,
         }
     }
 
@@ -141,9 +143,33 @@ impl Aci {
         self
     }
 
+    /// A copy of this invocation with `extra` arguments appended.
+    pub fn clone_with<I: IntoIterator<Item = S>, S: Into<OsString>>(&self, extra: I) -> Self {
+        Self {
+            args: self
+                .args
+                .iter()
+                .cloned()
+                .chain(extra.into_iter().map(Into::into))
+                .collect(),
+            stdin: self.stdin.clone(),
+            cwd: self.cwd.clone(),
+        }
+    }
+
+    /// Runs in `dir` instead of the repository root.
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.cwd = Some(dir.as_ref().to_owned());
+        self
+    }
+
     pub fn run(self) -> Ran {
         let mut cmd = Command::cargo_bin("aciproj").unwrap();
         cmd.args(&self.args);
+        cmd.current_dir(
+            self.cwd
+                .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+        );
         cmd.write_stdin(self.stdin.unwrap_or_default());
         let out = cmd.output().unwrap();
         Ran {
@@ -157,4 +183,9 @@ impl Aci {
 /// The active context bundled with the fixtures.
 pub fn active() -> PathBuf {
     fixture("contexts/active.json")
+}
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

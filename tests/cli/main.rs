@@ -1,9 +1,13 @@
 //! One integration-test binary (fast to link), one module per concept.
 
 mod boundary;
+mod check;
 mod common;
+mod docs;
 mod ledger;
 mod logs;
 mod output;
 mod properties;
 mod rag;
+mod replay;
+mod schema;

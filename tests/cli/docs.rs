@@ -1,0 +1,125 @@
+//! Man pages and completions stay in step with the clap definition; every flag says what it does
+//! and its default.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use clap::CommandFactory;
+
+use crate::common::root;
+
+#[path = "../../examples/gen-docs/generate.rs"]
+mod generate;
+
+const REGENERATE: &str = "run `cargo run --example gen-docs` and commit man/ and completions/";
+
+/// Every file under `dir`, by name.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap())
+                .map(|e| {
+                    (
+                        e.file_name().to_string_lossy().into_owned(),
+                        std::fs::read(e.path()).unwrap(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn checked_in_man_pages_and_completions_are_current() {
+    let fresh = tempfile::tempdir().unwrap();
+    generate::generate(fresh.path()).unwrap();
+    for folder in ["man", "completions"] {
+        let expected = files(&fresh.path().join(folder));
+        let actual = files(&root().join(folder));
+        assert!(!expected.is_empty(), "{folder}: nothing generated");
+        let expected_names: Vec<_> = expected.keys().collect();
+        let actual_names: Vec<_> = actual.keys().collect();
+        assert_eq!(
+            actual_names, expected_names,
+            "{folder}/ holds other files than the generator writes: {REGENERATE}"
+        );
+        for (name, bytes) in &expected {
+            assert!(
+                actual.get(name) == Some(bytes),
+                "{folder}/{name} is stale: {REGENERATE}"
+            );
+        }
+    }
+}
+
+#[test]
+fn there_is_a_man_page_per_subcommand_and_completions_per_shell() {
+    let man = files(&root().join("man"));
+    let cmd = aciproj::cli::Cli::command();
+    assert!(man.contains_key("aciproj.1"));
+    for sub in cmd.get_subcommands() {
+        let page = format!("aciproj-{}.1", sub.get_name());
+        let text = String::from_utf8(man[&page].clone()).unwrap();
+        assert!(text.contains(".SH \"EXIT STATUS\""), "{page}");
+    }
+    let rag = String::from_utf8(man["aciproj-rag.1"].clone()).unwrap();
+    for code in 0..=5 {
+        assert!(
+            rag.contains(&format!(".TP\n\\fB{code}\\fR\n")),
+            "exit {code}"
+        );
+    }
+    let completions = files(&root().join("completions"));
+    for name in [
+        "aciproj.bash",
+        "_aciproj",
+        "aciproj.fish",
+        "_aciproj.ps1",
+        "aciproj.elv",
+    ] {
+        let text = String::from_utf8(completions[name].clone()).unwrap();
+        // Subcommands and flags complete in every shell.
+        for word in ["replay", "update", "view", "schema"] {
+            assert!(text.contains(word), "{name}: {word}");
+        }
+        // Shells that complete values offer the views and the schema names too.
+        if name == "aciproj.bash" || name == "_aciproj" {
+            assert!(
+                text.contains("incident-call") && text.contains("harness"),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_flag_says_what_it_does_and_its_default() {
+    fn visit(cmd: &clap::Command, path: &str) {
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if id == "help" || id == "version" {
+                continue;
+            }
+            let help = arg
+                .get_long_help()
+                .or_else(|| arg.get_help())
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            assert!(help.len() > 10, "{path} {id}: no help text");
+            let states_default = !arg.get_default_values().is_empty()
+                || help.contains("[default:")
+                || arg.is_required_set();
+            assert!(
+                states_default,
+                "{path} {id}: help does not state the default"
+            );
+        }
+        for sub in cmd.get_subcommands() {
+            visit(sub, &format!("{path} {}", sub.get_name()));
+        }
+    }
+    let mut cmd = aciproj::cli::Cli::command();
+    cmd.build();
+    visit(&cmd, "aciproj");
+}

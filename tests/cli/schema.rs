@@ -1,0 +1,276 @@
+//! `aciproj schema`: every contract's schema, and every real output validated against it.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::common::{Aci, MISSING_RESPONSE, active, context_with, fixture};
+
+const NAMES: [&str; 9] = [
+    "envelope",
+    "rag-result",
+    "logs-result",
+    "rag-observation",
+    "logs-observation",
+    "control-view",
+    "context",
+    "case",
+    "incident-call",
+];
+
+fn schema(name: &str) -> Value {
+    let ran = Aci::new(["schema", name]).run();
+    assert_eq!(ran.code, 0, "{name}: {}", ran.stderr);
+    ran.json()
+}
+
+struct Validator {
+    name: &'static str,
+    inner: jsonschema::Validator,
+}
+
+impl Validator {
+    fn new(name: &'static str) -> Self {
+        let inner = jsonschema::validator_for(&schema(name))
+            .unwrap_or_else(|e| panic!("{name} is a valid schema: {e}"));
+        Self { name, inner }
+    }
+
+    fn assert_valid(&self, instance: &Value, what: &str) {
+        let errors: Vec<String> = self
+            .inner
+            .iter_errors(instance)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{what} does not validate against {}: {errors:#?}\n{instance}",
+            self.name
+        );
+    }
+
+    fn assert_invalid(&self, instance: &Value, what: &str) {
+        assert!(
+            !self.inner.is_valid(instance),
+            "{what} should not validate against {}",
+            self.name
+        );
+    }
+}
+
+#[test]
+fn schema_lists_every_name_and_rejects_unknown_ones() {
+    let ran = Aci::new(["schema"]).run();
+    assert_eq!(ran.code, 0);
+    assert_eq!(ran.stdout.lines().collect::<Vec<_>>(), NAMES);
+    assert_eq!(Aci::new(["schema", "evidence"]).run().code, 2);
+    for name in NAMES {
+        let s = schema(name);
+        assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
+        assert_eq!(s["title"], format!("aciproj {name}"));
+    }
+}
+
+#[test]
+fn frozen_contracts_have_no_additional_properties() {
+    for name in ["envelope", "rag-result", "logs-result", "control-view"] {
+        assert_eq!(schema(name)["additionalProperties"], false, "{name}");
+    }
+    let rag = schema("rag-result");
+    assert_eq!(rag["$defs"]["RagEvidence"]["additionalProperties"], false);
+    let logs = schema("logs-result");
+    for def in ["LogsScope", "LogPattern", "TimelineEvent"] {
+        assert_eq!(logs["$defs"][def]["additionalProperties"], false, "{def}");
+    }
+    for (name, def) in [
+        ("rag-observation", "RagObservation"),
+        ("rag-observation", "ErrorObservation"),
+        ("logs-observation", "LogsObservation"),
+    ] {
+        assert_eq!(
+            schema(name)["$defs"][def]["additionalProperties"],
+            false,
+            "{def}"
+        );
+    }
+}
+
+/// Every view of every bundled RAG response, plus error outputs of each stage, validates.
+#[test]
+fn every_output_validates_against_its_schema() {
+    let envelope = Validator::new("envelope");
+    let result = Validator::new("rag-result");
+    let model = Validator::new("rag-observation");
+    let control = Validator::new("control-view");
+
+    let mut responses: Vec<PathBuf> = std::fs::read_dir(fixture("rag"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    responses.sort();
+    let tight = fixture("contexts/tight-bounds.json");
+    let completed = fixture("contexts/completed.json");
+    let broken_context = context_with(json!({"budget": {"max_tool_calls": "many"}}));
+    let mut runs: Vec<(String, Aci)> = Vec::new();
+    for file in &responses {
+        for ctx in [active(), tight.clone()] {
+            runs.push((
+                format!("{} with {}", file.display(), ctx.display()),
+                Aci::rag(&ctx, "call_schema", "kafka lag").arg(file),
+            ));
+        }
+    }
+    runs.push((
+        "preflight error".into(),
+        Aci::rag(&completed, "call_x", "q").arg(MISSING_RESPONSE),
+    ));
+    runs.push((
+        "invalid call id".into(),
+        Aci::rag(active(), &"c".repeat(200), "q").arg(MISSING_RESPONSE),
+    ));
+    runs.push((
+        "input error".into(),
+        Aci::rag(&broken_context.path, "call_x", "q").arg(MISSING_RESPONSE),
+    ));
+    let mut statuses = std::collections::BTreeSet::new();
+    for (what, aci) in runs {
+        let base = aci;
+        let outputs = [
+            ("envelope", base.clone_with(["--view", "envelope"]).run()),
+            ("model", base.clone_with(["--view", "model"]).run()),
+            ("harness", base.clone_with(["--view", "harness"]).run()),
+            ("mcp", base.clone_with(["--format", "mcp"]).run()),
+        ];
+        for (view, ran) in outputs {
+            let v = ran.json();
+            let what = format!("{what} ({view}, exit {})", ran.code);
+            statuses.insert(ran.code);
+            match view {
+                "envelope" => {
+                    envelope.assert_valid(&v, &what);
+                    if let Some(r) = v.get("result") {
+                        result.assert_valid(r, &what);
+                    }
+                }
+                "model" => model.assert_valid(&v, &what),
+                "harness" => control.assert_valid(&v, &what),
+                _ => {
+                    model.assert_valid(&v["structuredContent"], &what);
+                    control.assert_valid(&v["_meta"]["aciproj/control"], &what);
+                }
+            }
+        }
+    }
+    // READY, preflight, legacy and input outputs were all among them.
+    assert_eq!(
+        statuses.into_iter().collect::<Vec<_>>(),
+        [0, 3, 4, 5],
+        "exit codes covered"
+    );
+}
+
+#[test]
+fn replayed_outputs_validate() {
+    let envelope = Validator::new("envelope");
+    let model = Validator::new("rag-observation");
+    let control = Validator::new("control-view");
+    for (view, validator) in [
+        ("envelope", &envelope),
+        ("model", &model),
+        ("harness", &control),
+    ] {
+        let ran = Aci::new(["replay", "--view", view])
+            .arg(fixture("incidents/redis-latency"))
+            .run();
+        assert_eq!(ran.code, 0);
+        for line in ran.stdout.lines() {
+            validator.assert_valid(&serde_json::from_str(line).unwrap(), view);
+        }
+    }
+}
+
+/// The logs contract is validated on library-built results until the log projection lands; its
+/// real outputs join `every_output_validates_against_its_schema` then.
+#[test]
+fn logs_contracts_validate_library_results() {
+    use aciproj::contracts::{ModelObservation, ToolResult};
+    let logs = aciproj::contracts::LogsToolResult::worst_case_empty(
+        "call_1".into(),
+        "app".into(),
+        "error".into(),
+    );
+    let value = serde_json::to_value(&logs).unwrap();
+    Validator::new("logs-result").assert_valid(&value, "empty logs result");
+    let observation = ModelObservation::of_result(&ToolResult::Logs(logs));
+    Validator::new("logs-observation").assert_valid(
+        &serde_json::to_value(&observation).unwrap(),
+        "logs observation",
+    );
+}
+
+#[test]
+fn schemas_have_teeth() {
+    let result = Validator::new("rag-result");
+    let ran = Aci::rag(active(), "c", "q")
+        .response("rag/duplicates.json")
+        .run();
+    let good = ran.json()["result"].clone();
+    result.assert_valid(&good, "real result");
+    let mut scored = good.clone();
+    scored["evidence"][0]["score"] = json!(0.9);
+    result.assert_invalid(&scored, "evidence with a score");
+    let mut extra = good.clone();
+    extra["retrievalTrace"] = json!({});
+    result.assert_invalid(&extra, "result with a trace");
+    let mut wrong = good;
+    wrong["relevance_level"] = json!("VERY_HIGH");
+    result.assert_invalid(&wrong, "unknown relevance level");
+    Validator::new("rag-observation").assert_invalid(
+        &json!({"status": "ERROR", "tool_call_id": "c", "error": {"code": "INVALID_REQUEST",
+            "message": "m", "stage": "preflight"}}),
+        "a model error with a stage",
+    );
+}
+
+#[test]
+fn operator_files_validate() {
+    let case = Validator::new("case");
+    let context = Validator::new("context");
+    let call = Validator::new("incident-call");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(fixture("cases/rag"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty());
+    for path in cases {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        case.assert_valid(&v, &path.display().to_string());
+    }
+    for name in [
+        "active",
+        "completed",
+        "logs-only",
+        "prior-calls",
+        "tight-bounds",
+    ] {
+        let path = fixture(&format!("contexts/{name}.json"));
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        context.assert_valid(&v, name);
+    }
+    let incident = fixture("incidents/redis-latency");
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(incident.join("context.json")).unwrap())
+            .unwrap();
+    context.assert_valid(&v, "incident context");
+    for line in std::fs::read_to_string(incident.join("calls.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        call.assert_valid(&serde_json::from_str(line).unwrap(), line);
+    }
+    context.assert_invalid(
+        &json!({"run_id": "r", "status": "ACTIVE", "now": "x", "budgett": {}}),
+        "a context with a typo",
+    );
+}
