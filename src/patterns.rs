@@ -563,6 +563,9 @@ fn mask_token(token: &str, out: &mut String) {
         out.push_str(WILDCARD);
         return;
     }
+    if mask_redacted_assignment(token, out) {
+        return;
+    }
     if !bytes.iter().any(u8::is_ascii_digit) && !bytes.split(|&b| !is_word_byte(b)).any(is_long_hex)
     {
         out.push_str(if is_date_word(bytes) { WILDCARD } else { token });
@@ -572,6 +575,24 @@ fn mask_token(token: &str, out: &mut String) {
         return;
     }
     mask_parts(token, out);
+}
+
+/// `key=<IP>`, `key=<HOST>`, …: an address or identity the redactor replaced is a value like any
+/// other, so `rhost=<IP>` and `rhost=<HOST>` fold as `rhost=<*>` (as the raw `rhost=10.0.0.1`
+/// would), instead of the key being lost with the whole token. `password=<SECRET>` and the other
+/// "something sensitive was here" placeholders are kept: they say what the line carried.
+fn mask_redacted_assignment(token: &str, out: &mut String) -> bool {
+    const IDENTITIES: [&str; 5] = ["<IP>", "<HOST>", "<EMAIL>", "<POD>", "<PID>"];
+    let Some(eq) = token.find('=') else {
+        return false;
+    };
+    let value = &token[eq + 1..];
+    if eq == 0 || !IDENTITIES.iter().any(|p| value.starts_with(p)) || value.contains('=') {
+        return false;
+    }
+    out.push_str(&token[..=eq]);
+    out.push_str(WILDCARD);
+    true
 }
 
 /// `key=value` with a digit in the value masks the whole value: `rhost=<*>`, `uid=<*>`.
@@ -753,6 +774,19 @@ fn bucket_hash(len: usize, key: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redacted_values_of_one_key_fold_whatever_their_class() {
+        // After redaction an IP and a host name are different words; before, both were values.
+        let mut m = TemplateMiner::new();
+        let a = m.insert("auth failure; ruser= rhost=<IP>");
+        let b = m.insert("auth failure; ruser= rhost=<HOST>");
+        assert_eq!(a, b);
+        assert_eq!(m.template(a), "auth failure; ruser= rhost=<*>");
+        // A bare placeholder token is still kept as it is.
+        let c = m.insert("connect to <IP> refused");
+        assert_eq!(m.template(c), "connect to <IP> refused");
+    }
 
     fn fold(lines: &[&str]) -> (TemplateMiner, Vec<PatternId>) {
         let mut miner = TemplateMiner::new();
