@@ -53,8 +53,8 @@ pub(crate) fn logs_projection<R: std::io::Read>(
     total_bound: usize,
 ) -> Result<Projection, crate::legacy::logs::ReadFailure> {
     let limits = &context.limits.logs;
-    let mut projector = logs::LogsProjector::new(limits, &context.timezone);
-    let summary = crate::legacy::logs::read(reader, &mut |entry| projector.push(entry))?;
+    let projector = logs::LogsProjector::new(limits, &context.timezone);
+    let (summary, projector) = stream(reader, projector)?;
     let p = projector.finish(&summary, scope, tool_call_id, total_bound);
     let redactions = p
         .redactions
@@ -69,4 +69,129 @@ pub(crate) fn logs_projection<R: std::io::Read>(
         relevance: None,
         skipped_entries: Some(p.skipped_entries),
     })
+}
+
+/// Entries handed from the parser to the projector at a time.
+const BATCH: usize = 512;
+
+/// Parses on this thread and projects on a second one once the response holds more than one
+/// batch, so parsing and redaction overlap on two cores. Batches travel through a bounded FIFO
+/// channel: the projector sees entries in input order (the output is the same bytes as a single
+/// thread would give) and memory stays bounded. Small responses never start a thread.
+fn stream<'a, R: std::io::Read>(
+    reader: R,
+    projector: logs::LogsProjector<'a>,
+) -> Result<
+    (crate::legacy::logs::LogsSummary, logs::LogsProjector<'a>),
+    crate::legacy::logs::ReadFailure,
+> {
+    use crate::legacy::logs::LogEntry;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<LogEntry>>(4);
+        let mut rx = Some(rx);
+        let mut idle = Some(projector);
+        let mut worker = None;
+        let mut batch: Vec<LogEntry> = Vec::with_capacity(BATCH);
+        let read = crate::legacy::logs::read(reader, &mut |entry| {
+            batch.push(entry);
+            if batch.len() < BATCH {
+                return;
+            }
+            if let (Some(mut p), Some(rx)) = (idle.take(), rx.take()) {
+                worker = Some(scope.spawn(move || {
+                    for entries in rx {
+                        entries.into_iter().for_each(|e| p.push(e));
+                    }
+                    p
+                }));
+            }
+            // A send fails only when the worker is gone, i.e. it panicked; join reports that.
+            let _ = tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+        });
+        let projector = match (idle, worker) {
+            (Some(mut p), _) => {
+                batch.into_iter().for_each(|e| p.push(e));
+                p
+            }
+            (None, Some(handle)) => {
+                let _ = tx.send(batch);
+                drop(tx);
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }
+            (None, None) => unreachable!("the projector is either idle or owned by the worker"),
+        };
+        read.map(|summary| (summary, projector))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::LogsLimits;
+    use crate::contracts::LogsScope;
+    use jiff::tz::TimeZone;
+
+    fn response(entries: usize) -> String {
+        let logs: Vec<_> = (0..entries)
+            .map(|i| {
+                let level = ["INFO", "WARN", "ERROR"][i % 3];
+                serde_json::json!({
+                    "timestamp": format!("2026-11-29 09:{:02}:{:02}", (i / 60) % 60, i % 60),
+                    "level": level,
+                    "service": format!("svc-{}", i % 7),
+                    "message": format!("request {i} from 10.0.{}.{} took {}ms password=p{i}", i % 200, i % 250, i % 997),
+                })
+            })
+            .collect();
+        serde_json::json!({"success": true, "logs": logs, "total": entries}).to_string()
+    }
+
+    fn scope() -> LogsScope {
+        LogsScope {
+            topic: "t".into(),
+            query: "q".into(),
+            lookback_minutes: 60,
+            window_start: "s".into(),
+            window_end: "e".into(),
+        }
+    }
+
+    #[test]
+    fn two_threads_give_the_bytes_one_thread_gives() {
+        let limits = LogsLimits::default();
+        let tz = TimeZone::UTC;
+        for n in [0, 1, BATCH - 1, BATCH, BATCH + 1, 5 * BATCH + 17] {
+            let body = response(n);
+            let (summary, streamed) =
+                stream(body.as_bytes(), logs::LogsProjector::new(&limits, &tz)).unwrap();
+            let mut inline = logs::LogsProjector::new(&limits, &tz);
+            let summary_inline =
+                crate::legacy::logs::read(body.as_bytes(), &mut |e| inline.push(e)).unwrap();
+            assert_eq!(summary, summary_inline);
+            let a = streamed.finish(&summary, scope(), "c", 12288);
+            let b = inline.finish(&summary_inline, scope(), "c", 12288);
+            assert_eq!(
+                serde_json::to_string(&a.result).unwrap(),
+                serde_json::to_string(&b.result).unwrap(),
+                "{n}"
+            );
+            assert_eq!(a.redactions, b.redactions);
+            assert_eq!(a.result.match_count, n as u64);
+        }
+    }
+
+    #[test]
+    fn a_read_failure_after_the_worker_started_is_reported() {
+        let body = response(3 * BATCH);
+        let cut = &body.as_bytes()[..body.len() - 10];
+        let limits = LogsLimits::default();
+        let tz = TimeZone::UTC;
+        let failed = stream(cut, logs::LogsProjector::new(&limits, &tz));
+        assert!(matches!(
+            failed,
+            Err(crate::legacy::logs::ReadFailure::Malformed)
+        ));
+    }
 }
