@@ -391,7 +391,15 @@ fn parse_timezone(name: &str) -> Option<TimeZone> {
         let seconds = (hours * 3600 + minutes * 60) * if sign == '-' { -1 } else { 1 };
         return Offset::from_seconds(seconds).ok().map(TimeZone::fixed);
     }
-    TimeZone::get(name).ok()
+    // The compiled-in database, never the system's: the same context must give the same bytes
+    // on any machine, whatever tzdata version it has installed (and no directory walk at start).
+    bundled_zones().get(name).ok()
+}
+
+fn bundled_zones() -> &'static jiff::tz::TimeZoneDatabase {
+    static DB: std::sync::LazyLock<jiff::tz::TimeZoneDatabase> =
+        std::sync::LazyLock::new(jiff::tz::TimeZoneDatabase::bundled);
+    &DB
 }
 
 fn validate_limits(limits: &Limits) -> Result<(), ToolError> {

@@ -52,6 +52,8 @@ pub(crate) fn logs_projection<R: std::io::Read>(
     reader: R,
     total_bound: usize,
 ) -> Result<Projection, crate::legacy::logs::ReadFailure> {
+    // Compile the redaction rules on the second core while this one opens and parses the input.
+    std::thread::spawn(crate::redact::warm_up);
     let limits = &context.limits.logs;
     let projector = logs::LogsProjector::new(limits, &context.timezone);
     let (summary, projector) = stream(reader, projector)?;
