@@ -1586,8 +1586,10 @@ static HOST_KEY_RE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("constant regex")
 });
 
+// Node names that spell an address with dashes: AWS's `ip-10-0-0-1` and the `node-10-24-8-17`
+// many clusters name their nodes by. Either is the node's internal IP in another notation.
 static AWS_HOST_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"ip-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}").expect("constant regex")
+    Regex::new(r"(?:ip|node)-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}").expect("constant regex")
 });
 
 fn pass_hosts(s: &str, c: &mut RedactionCounts) -> Option<String> {
@@ -2127,6 +2129,11 @@ mod tests {
         check("https://api.example.com/v1", "https://<HOST>/v1");
         check("host=mysql-prod-03 port=3306", "host=<HOST> port=3306");
         check("Node ip-172-31-20-5 NotReady", "Node <HOST> NotReady");
+        check(
+            "Node node-10-24-8-17 condition MemoryPressure, assigned to node-10-24-8-18",
+            "Node <HOST> condition MemoryPressure, assigned to <HOST>",
+        );
+        unchanged("on node worker-3 node-pool-2 node-exporter-1-2");
         check("访问api.example.com失败", "访问<HOST>失败");
         unchanged("java.net.SocketTimeoutException at com.foo.Bar");
         unchanged("spring.redis.host=redis order.created.v1 Bar.java logback.xml");

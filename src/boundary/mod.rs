@@ -418,6 +418,7 @@ fn run_projection(
                     ErrorCode::LegacyFailure,
                     "the legacy log tool reported a failure",
                 ),
+                ReadFailure::Unreadable => unreadable(),
                 ReadFailure::Malformed => ToolError::new(
                     ErrorCode::LegacyMalformed,
                     "the legacy log response is not JSON of a recognized shape",

@@ -12,7 +12,7 @@ use std::io::Read;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::text::Text;
+use super::text::{Object, Text};
 
 /// A timestamp as the legacy side wrote it; parsed later with the run's time zone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,7 +51,7 @@ impl<'de> Deserialize<'de> for LogEntry {
             #[serde(default)]
             message: Text,
         }
-        let f = Fields::deserialize(d)?;
+        let Object(f) = Object::<Fields>::deserialize(d)?;
         Ok(LogEntry {
             timestamp: f.timestamp.0,
             level: f.level.0,
@@ -128,6 +128,8 @@ pub enum ReadFailure {
     Malformed,
     /// The legacy tool reported `success:false`.
     Failure,
+    /// The bytes could not be read (an I/O error, a directory): not a statement about the shape.
+    Unreadable,
 }
 
 /// Streams a Mock log response, handing each entry to `sink`.
@@ -135,18 +137,41 @@ pub fn read<R: Read>(
     reader: R,
     sink: &mut dyn FnMut(LogEntry),
 ) -> Result<LogsSummary, ReadFailure> {
+    let reader = without_bom(reader).map_err(|_| ReadFailure::Unreadable)?;
     let mut de =
         serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(64 * 1024, reader));
-    let summary = de
-        .deserialize_map(TopVisitor { sink })
-        .map_err(|_| ReadFailure::Malformed)?;
-    de.end().map_err(|_| ReadFailure::Malformed)?;
+    let failed = |e: serde_json::Error| {
+        if e.is_io() {
+            ReadFailure::Unreadable
+        } else {
+            ReadFailure::Malformed
+        }
+    };
+    let summary = de.deserialize_map(TopVisitor { sink }).map_err(failed)?;
+    de.end().map_err(failed)?;
     match summary.success {
         Some(false) => Err(ReadFailure::Failure),
         Some(true) => Ok(summary),
         None if summary.has_logs => Ok(summary),
         None => Err(ReadFailure::Malformed),
     }
+}
+
+/// Drops one leading UTF-8 byte-order mark, as [`super::strip_bom`] does for the RAG reader.
+/// The first three bytes are gathered across reads, so a mark split between reads is still seen.
+fn without_bom<R: Read>(mut reader: R) -> std::io::Result<impl Read> {
+    let mut head = [0u8; 3];
+    let mut n = 0;
+    while n < head.len() {
+        match reader.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let keep = if head[..n] == *b"\xEF\xBB\xBF" { 0 } else { n };
+    Ok(std::io::Cursor::new(head).take(keep as u64).chain(reader))
 }
 
 struct TopVisitor<'s> {
@@ -318,12 +343,74 @@ mod tests {
             "{}",
             r#"{"success":true,"logs":[1]}"#,
             r#"{"success":true,"logs":{}}"#,
+            // An entry as an array of field values would be read positionally: refused.
+            r#"{"success":true,"logs":[["2026-11-29 09:00:00","ERROR","svc","disk full"]]}"#,
+            r#"{"success":true,"logs":[[]]}"#,
             r#"{"success":true,"success":true}"#,
             r#"{"success":true,"logs":[],"logs":[]}"#,
             r#"{"success":true} {}"#,
             r#"{"success":"true"}"#,
         ] {
             assert_eq!(collect(doc).unwrap_err(), ReadFailure::Malformed, "{doc}");
+        }
+    }
+
+    /// A reader that hands out one byte per call, then optionally fails.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        fail_at_end: bool,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            match self.bytes.split_first() {
+                Some((b, rest)) if !buf.is_empty() => {
+                    buf[0] = *b;
+                    self.bytes = rest;
+                    Ok(1)
+                }
+                _ if self.fail_at_end => Err(std::io::Error::other("gone")),
+                _ => Ok(0),
+            }
+        }
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_tolerated_once() {
+        let doc = "\u{feff}{\"success\":true,\"logs\":[{\"timestamp\":1,\"message\":\"m\"}]}";
+        let (s, e) = collect(doc).unwrap();
+        assert_eq!((s.entries, e.len()), (1, 1));
+        // Split across reads, one byte at a time.
+        let mut n = 0;
+        let trickle = Trickle {
+            bytes: doc.as_bytes(),
+            fail_at_end: false,
+        };
+        assert!(read(trickle, &mut |_| n += 1).is_ok());
+        assert_eq!(n, 1);
+        // Short documents are not mistaken for a mark; a second mark or a lone one is not JSON.
+        for doc in [
+            "\u{feff}\u{feff}{\"success\":true}",
+            "\u{feff}",
+            "{",
+            "\u{feff}1",
+        ] {
+            assert_eq!(collect(doc).unwrap_err(), ReadFailure::Malformed, "{doc:?}");
+        }
+        assert!(collect("{\"success\":true} ").is_ok());
+    }
+
+    #[test]
+    fn read_errors_are_unreadable_not_malformed() {
+        for bytes in [&b""[..], b"{\"su", b"{\"success\":true,\"logs\":[]"] {
+            let trickle = Trickle {
+                bytes,
+                fail_at_end: true,
+            };
+            assert_eq!(
+                read(trickle, &mut |_| {}).unwrap_err(),
+                ReadFailure::Unreadable
+            );
         }
     }
 

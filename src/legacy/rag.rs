@@ -12,7 +12,7 @@
 
 use serde::Deserialize;
 
-use super::text::{Crumbs, Ident, Text, strip_bom};
+use super::text::{Crumbs, Ident, Object, Text, strip_bom};
 use crate::error::{ErrorCode, ToolError};
 
 /// A legacy RAG response reduced to what the projector may use.
@@ -46,7 +46,7 @@ struct ContextPackResponse {
     #[serde(default)]
     status: Text,
     #[serde(default, alias = "contextPack")]
-    context_pack: Option<ContextPack>,
+    context_pack: Option<Object<ContextPack>>,
     #[serde(default, alias = "relevanceLevel")]
     relevance_level: Text,
 }
@@ -54,7 +54,7 @@ struct ContextPackResponse {
 #[derive(Deserialize)]
 struct ContextPack {
     #[serde(default)]
-    blocks: Option<Vec<PackBlock>>,
+    blocks: Option<Vec<Object<PackBlock>>>,
 }
 
 #[derive(Deserialize)]
@@ -132,9 +132,10 @@ pub fn read(bytes: &[u8]) -> Result<RagResponse, ToolError> {
     let bytes = strip_bom(bytes);
     match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') => {
-            let hits: Vec<BareHit> = serde_json::from_slice(bytes).map_err(|_| malformed())?;
+            let hits: Vec<Object<BareHit>> =
+                serde_json::from_slice(bytes).map_err(|_| malformed())?;
             Ok(RagResponse {
-                blocks: hits.into_iter().map(RagBlock::from).collect(),
+                blocks: hits.into_iter().map(|h| RagBlock::from(h.0)).collect(),
                 relevance: None,
             })
         }
@@ -163,10 +164,10 @@ pub fn read(bytes: &[u8]) -> Result<RagResponse, ToolError> {
             }
             let blocks = obj
                 .context_pack
-                .and_then(|p| p.blocks)
+                .and_then(|p| p.0.blocks)
                 .unwrap_or_default()
                 .into_iter()
-                .map(RagBlock::from)
+                .map(|b| RagBlock::from(b.0))
                 .collect();
             Ok(RagResponse {
                 blocks,
@@ -307,6 +308,11 @@ mod tests {
             r#"{"success":true,"contextPack":{"blocks":{}}}"#,
             r#"{"success":true} trailing"#,
             r#"[{"id":NaN}]"#,
+            // Records as arrays of field values would be read positionally: refused.
+            r#"[["d1","password=hunter2 in an array hit"]]"#,
+            r#"[[]]"#,
+            r#"{"success":true,"contextPack":[[{"documentId":"d1"}]]}"#,
+            r#"{"success":true,"contextPack":{"blocks":[["d1","s","t","b","h","excerpt"]]}}"#,
         ] {
             assert_eq!(code(doc), ErrorCode::LegacyMalformed, "{doc}");
         }
@@ -322,14 +328,8 @@ mod tests {
         // Nesting where a whole value is read: serde_json's depth limit makes it malformed.
         let in_metadata = format!(r#"[{{"id":"a","content":"x","metadata":{open}{close}}}]"#);
         assert_eq!(code(&in_metadata), ErrorCode::LegacyMalformed);
-        // Arrays in the place of hits read as hits without fields: no evidence, no crash.
-        assert!(
-            read(format!("{open}{close}").as_bytes())
-                .unwrap()
-                .blocks
-                .iter()
-                .all(|b| b.excerpt.is_none())
-        );
+        // Arrays in the place of hits are not hits (not read positionally as fields).
+        assert_eq!(code(&format!("{open}{close}")), ErrorCode::LegacyMalformed);
         // Nesting where only a string is wanted, or in a skipped field (a trace), is skipped
         // without recursion and without keeping anything.
         let in_block =

@@ -90,6 +90,31 @@ impl<'de> Visitor<'de> for ScalarVisitor {
     }
 }
 
+/// A record that must be a JSON object. serde's derived structs also accept an array of field
+/// values in declaration order, so `[["d1", "text"]]` would read as a hit with id `d1` and content
+/// `text`: a guess about a shape no legacy tool writes. Wrapping a record in `Object` refuses it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Object<T>(pub T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+            type Value = T;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_map(ObjectVisitor(std::marker::PhantomData))
+            .map(Object)
+    }
+}
+
 /// A heading path: a string, or an array of strings joined with ` > `.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Crumbs(pub Option<String>);
@@ -192,6 +217,24 @@ mod tests {
                 None
             ]
         );
+    }
+
+    #[test]
+    fn records_must_be_objects() {
+        #[derive(Deserialize, Debug, PartialEq)]
+        struct Hit {
+            #[serde(default)]
+            id: Text,
+        }
+        let ok: Object<Hit> = serde_json::from_str(r#"{"id":"d1","other":1}"#).unwrap();
+        assert_eq!(ok.0.id.0.as_deref(), Some("d1"));
+        // The derived struct alone reads an array positionally; the wrapper does not.
+        assert!(serde_json::from_str::<Hit>(r#"["d1"]"#).is_ok());
+        for doc in [r#"["d1"]"#, "[]", "1", r#""d1""#, "null"] {
+            assert!(serde_json::from_str::<Object<Hit>>(doc).is_err(), "{doc}");
+        }
+        let none: Option<Object<Hit>> = serde_json::from_str("null").unwrap();
+        assert!(none.is_none());
     }
 
     #[test]

@@ -58,7 +58,8 @@ fn repository_cases_all_pass() {
         .strip_suffix(" passed, 0 failed")
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("summary line: {summary:?}"));
-    assert!(passed >= 25, "{passed} cases");
+    // 42 RAG cases and 42 logs cases: a glob that lost a folder would show here.
+    assert!(passed >= 84, "{passed} cases");
     // The default pattern is the same set.
     let default = Aci::new(["check"]).run();
     assert_eq!(last_line(&default), summary);

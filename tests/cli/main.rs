@@ -4,6 +4,7 @@ mod boundary;
 mod check;
 mod common;
 mod docs;
+mod hostile;
 mod ledger;
 mod logs;
 mod output;

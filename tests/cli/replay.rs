@@ -114,10 +114,202 @@ fn model_view_carries_nothing_raw_or_harness_only() {
 
 #[test]
 fn replay_is_byte_for_byte_repeatable() {
-    let a = replay(&fixture(INCIDENT), "harness");
-    let b = replay(&fixture(INCIDENT), "harness");
-    assert_eq!(a.stdout, b.stdout);
-    assert_eq!(a.stderr, b.stderr);
+    for incident in [INCIDENT, PAYMENT] {
+        let a = replay(&fixture(incident), "harness");
+        let b = replay(&fixture(incident), "harness");
+        assert_eq!(a.stdout, b.stdout, "{incident}");
+        assert_eq!(a.stderr, b.stderr, "{incident}");
+    }
+}
+
+/// A run that mixes `logs` and `rag`: log evidence, knowledge, the same log scope asked again in
+/// other whitespace and case, a legacy log failure, an empty log result, an invalid lookback, a
+/// repeated call id, and a budget of 7 spent to the last call.
+const PAYMENT: &str = "incidents/payment-outage";
+
+/// Raw values planted in the payment-outage responses; none may reach any view.
+const PAYMENT_PLANTED: &[&str] = &[
+    "pod-payment-service-6b7c8d9f4-m2n3b",
+    "pod-payment-service-6b7c8d9f4-q8w7e",
+    "pod-gateway-5f6a7b8c9-t4r5e",
+    "pod-notification-service-7c8d9e-zx12c",
+    "db_pool_active",
+    "\"cpu\"",
+    "198.51.100.23",
+    "198.51.100.87",
+    "Pay-Db-2026!",
+    "pay-db-primary.prod.internal",
+    "dave.wu@example.com",
+    "whk_4f3e2d1c0b9a8f7e6d5c",
+    "DataSourceUtils.java",
+    "ChargeRepository.java",
+    "SQLTransientConnectionException",
+    "LTAI5tPayOutage9xK2mQ7v",
+    "100.100.0.5",
+    "sls.cn-shanghai.internal",
+    "Throttling",
+    "cn-shanghai",
+    "成功查询到",
+    "全文正文",
+    "0.9117",
+    "bge-reranker",
+    "es-prod-kb-01",
+    "keyword:HikariPool",
+];
+
+#[test]
+fn mixed_logs_and_rag_incident_replays_call_by_call() {
+    let dir = fixture(PAYMENT);
+    let ran = replay(&dir, "envelope");
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let out = lines(&ran);
+    let got: Vec<(&str, &str, &str, &str)> = out
+        .iter()
+        .map(|v| {
+            (
+                v["tool_call_id"].as_str().unwrap(),
+                v["tool"].as_str().unwrap(),
+                v["status"].as_str().unwrap(),
+                v["error"]["code"]
+                    .as_str()
+                    .or(v["result"]["evidence_status"].as_str())
+                    .unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("call_p01", "logs", "READY", "EVIDENCE"),
+            ("call_p02", "rag", "READY", "EVIDENCE"),
+            // The same log scope in other whitespace and case: admitted, flagged in the harness.
+            ("call_p03", "logs", "READY", "EVIDENCE"),
+            // success:false from the Mock source: admitted, counted, no Agent result.
+            ("call_p04", "logs", "ERROR", "LEGACY_FAILURE"),
+            // An empty log array is evidence of nothing, not an error.
+            ("call_p05", "logs", "READY", "NO_EVIDENCE"),
+            ("call_p06", "logs", "ERROR", "INVALID_REQUEST"),
+            ("call_p03", "logs", "ERROR", "DUPLICATE_TOOL_CALL"),
+            ("call_p07", "rag", "READY", "EVIDENCE"),
+            // A longer lookback is another scope: not a duplicate; it spends the last call.
+            ("call_p08", "logs", "READY", "EVIDENCE"),
+            ("call_p09", "logs", "ERROR", "BUDGET_EXHAUSTED"),
+        ]
+    );
+    for v in &out {
+        assert_eq!(v["run_id"], "run-20261129-0815");
+    }
+
+    // Log evidence: the request's scope, Mock provenance, redacted patterns that fold.
+    let first = &out[0]["result"];
+    assert_eq!(first["source_kind"], "MOCK");
+    assert_eq!(
+        first["scope"],
+        json!({"topic": "application-logs", "query": "payment timeout", "lookback_minutes": 30,
+            "window_start": "2026-11-29T09:30:00+08:00", "window_end": "2026-11-29T10:00:00+08:00"})
+    );
+    assert_eq!(first["match_count"], 9);
+    // The context bounds the timeline at 8 events: one of the nine is dropped, and said so.
+    assert_eq!(first["returned_count"], 8);
+    assert_eq!(first["truncated"], true);
+    let pool = &first["patterns"][0];
+    assert_eq!(pool["level"], "WARN");
+    assert_eq!(
+        pool["count"], 3,
+        "three pool timeouts fold into one pattern"
+    );
+    // The repeated scope's result echoes what was asked, byte for byte, with the same evidence.
+    let again = &out[2]["result"];
+    assert_eq!(again["scope"]["topic"], " Application-Logs ");
+    assert_eq!(again["scope"]["query"], "Payment   TIMEOUT");
+    assert_eq!(again["patterns"], first["patterns"]);
+    assert_eq!(again["timeline"], first["timeline"]);
+    // The empty result keeps its full scope on the run's clock.
+    let empty = &out[4]["result"];
+    assert_eq!(
+        empty["scope"],
+        json!({"topic": "system-events", "query": "payment pods restart", "lookback_minutes": 120,
+            "window_start": "2026-11-29T08:00:00+08:00", "window_end": "2026-11-29T10:00:00+08:00"})
+    );
+    assert_eq!(empty["match_count"], 0);
+    assert_eq!(empty["timeline"], json!([]));
+    assert!(out[3].get("result").is_none());
+    // No planted raw value in the envelope or on stderr.
+    for planted in PAYMENT_PLANTED {
+        assert!(!ran.stdout.contains(planted), "{planted} leaked");
+        assert!(!ran.stderr.contains(planted), "{planted} leaked to stderr");
+    }
+    let table: Vec<&str> = ran.stderr.lines().collect();
+    assert_eq!(table.len(), 12, "{}", ran.stderr);
+    assert_eq!(table[11], "replayed 10 calls: 6 READY, 4 ERROR");
+    assert!(!dir.join("run-20261129-0815.ledger.jsonl").exists());
+}
+
+#[test]
+fn mixed_incident_harness_view_flags_the_repeated_log_scope() {
+    let out = lines(&replay(&fixture(PAYMENT), "harness"));
+    let (p01, p03, p08) = (&out[0], &out[2], &out[8]);
+    // Whitespace and case do not make a new scope: same fingerprint, duplicate_of the first.
+    assert_eq!(p03["duplicate_of"], "call_p01");
+    assert_eq!(p03["scope_fingerprint"], p01["scope_fingerprint"]);
+    assert_eq!(
+        p03["scope"],
+        json!({"topic": "application-logs", "query": "payment timeout", "lookback_minutes": 30})
+    );
+    // Another lookback is another scope.
+    assert_eq!(p08["duplicate_of"], Value::Null);
+    assert_ne!(p08["scope_fingerprint"], p01["scope_fingerprint"]);
+    // Logs and rag scopes never collide.
+    assert_ne!(out[1]["scope_fingerprint"], p01["scope_fingerprint"]);
+    // What the harness learns about the log evidence: counts, truncation and redactions.
+    assert_eq!(p01["match_count"], 9);
+    assert_eq!(p01["returned_count"], 8);
+    assert_eq!(
+        p01["truncation"],
+        json!({"timeline": {"items": 1, "bytes": 0}})
+    );
+    assert_eq!(
+        p01["redactions"],
+        json!({"email": 1, "host": 1, "ip": 2, "secret": 2, "stack": 2})
+    );
+    // The legacy failure was admitted: it has a scope and spent a call.
+    assert_eq!(out[3]["error"]["code"], "LEGACY_FAILURE");
+    assert_eq!(out[3]["error"]["stage"], "legacy");
+    assert_eq!(out[3]["budget"]["tool_calls_used"], 4);
+    // Refusals (invalid lookback, repeated call id) leave the counters where they were.
+    for refused in &out[5..7] {
+        assert_eq!(refused["budget"]["tool_calls_used"], 5);
+        assert_eq!(refused["scope"], Value::Null);
+    }
+    assert_eq!(out[8]["budget"]["tool_calls_left"], 0);
+    assert_eq!(out[9]["error"]["code"], "BUDGET_EXHAUSTED");
+    // The summary's byte column is the model observation's size, for logs as for rag.
+    let model = replay(&fixture(PAYMENT), "model");
+    for (i, line) in model.stdout.lines().enumerate() {
+        assert_eq!(out[i]["observation_bytes"], line.len(), "line {}", i + 1);
+    }
+}
+
+#[test]
+fn mixed_incident_model_view_carries_nothing_raw_or_harness_only() {
+    let ran = replay(&fixture(PAYMENT), "model");
+    assert_eq!(ran.code, 0);
+    for forbidden in PAYMENT_PLANTED.iter().chain(&[
+        "run-20261129-0815",
+        "fingerprint",
+        "duplicate_of",
+        "budget",
+        "returned_count",
+        "redactions",
+        "stage",
+    ]) {
+        assert!(!ran.stdout.contains(forbidden), "{forbidden} leaked");
+    }
+    let out = lines(&ran);
+    // The model still reads the scope it asked for, and how many entries matched.
+    assert_eq!(out[0]["scope"]["window_start"], "2026-11-29T09:30:00+08:00");
+    assert_eq!(out[0]["match_count"], 9);
+    assert_eq!(out[3]["error"]["code"], "LEGACY_FAILURE");
 }
 
 fn incident(context: &str, calls: &str) -> tempfile::TempDir {

@@ -237,12 +237,13 @@ fn operator_files_validate() {
     let case = Validator::new("case");
     let context = Validator::new("context");
     let call = Validator::new("incident-call");
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(fixture("cases/rag"))
-        .unwrap()
+    let mut cases: Vec<PathBuf> = ["cases/rag", "cases/logs"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(fixture(dir)).unwrap())
         .map(|e| e.unwrap().path())
         .collect();
     cases.sort();
-    assert!(!cases.is_empty());
+    assert!(cases.len() >= 80, "{} cases", cases.len());
     for path in cases {
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         case.assert_valid(&v, &path.display().to_string());
@@ -258,16 +259,18 @@ fn operator_files_validate() {
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         context.assert_valid(&v, name);
     }
-    let incident = fixture("incidents/redis-latency");
-    let v: Value =
-        serde_json::from_str(&std::fs::read_to_string(incident.join("context.json")).unwrap())
-            .unwrap();
-    context.assert_valid(&v, "incident context");
-    for line in std::fs::read_to_string(incident.join("calls.jsonl"))
-        .unwrap()
-        .lines()
-    {
-        call.assert_valid(&serde_json::from_str(line).unwrap(), line);
+    for name in ["redis-latency", "payment-outage"] {
+        let incident = fixture(&format!("incidents/{name}"));
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(incident.join("context.json")).unwrap())
+                .unwrap();
+        context.assert_valid(&v, name);
+        for line in std::fs::read_to_string(incident.join("calls.jsonl"))
+            .unwrap()
+            .lines()
+        {
+            call.assert_valid(&serde_json::from_str(line).unwrap(), line);
+        }
     }
     context.assert_invalid(
         &json!({"run_id": "r", "status": "ACTIVE", "now": "x", "budgett": {}}),
