@@ -19,6 +19,26 @@ pub fn prefix_within(s: &str, max: usize) -> (&str, usize) {
     (&s[..end], s.len() - end)
 }
 
+/// Like [`prefix_within`], for redacted text: a cut that would leave the start of a placeholder
+/// (`…url=https://<HO`) backs off to before its `<`, so the reader never sees half a marker.
+pub fn redacted_prefix_within(s: &str, max: usize) -> (&str, usize) {
+    let (kept, _) = prefix_within(s, max);
+    if kept.len() == s.len() {
+        return (kept, 0);
+    }
+    let kept = match kept.rfind('<') {
+        Some(open)
+            if kept[open + 1..]
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b == b'_' || b == b'*') =>
+        {
+            &kept[..open]
+        }
+        _ => kept,
+    };
+    (kept, s.len() - kept.len())
+}
+
 /// Cuts `s` in place to at most `max` bytes on a character boundary; returns the bytes removed.
 pub fn truncate_to(s: &mut String, max: usize) -> usize {
     let keep = prefix_within(s, max).0.len();
@@ -92,6 +112,18 @@ mod tests {
         assert_eq!(prefix_within("a内存", 2), ("a", 6));
         assert_eq!(prefix_within("a内存", 4), ("a内", 3));
         assert_eq!(prefix_within("😀", 3), ("", 4));
+    }
+
+    #[test]
+    fn redacted_cuts_never_leave_half_a_placeholder() {
+        let s = "url=https://<HOST>/v2 token=<SECRET>";
+        assert_eq!(redacted_prefix_within(s, 15), ("url=https://", 24));
+        assert_eq!(redacted_prefix_within(s, 18), ("url=https://<HOST>", 18));
+        assert_eq!(redacted_prefix_within(s, 13), ("url=https://", 24));
+        assert_eq!(redacted_prefix_within("a <* b", 4), ("a ", 4));
+        // A lone `<` that is not a placeholder's start is ordinary text.
+        assert_eq!(redacted_prefix_within("x < y and z", 5), ("x < y", 6));
+        assert_eq!(redacted_prefix_within(s, 100), (s, 0));
     }
 
     #[test]

@@ -400,11 +400,8 @@ fn run_projection(
         } => {
             let lookback = preflight::lookback_of(*lookback_minutes);
             let scope = logs_scope(context, topic, query, lookback);
-            let mut capped = CappedReader {
-                inner: open(legacy)?,
-                left: context.limits.logs.max_response_bytes,
-                exceeded: false,
-            };
+            let mut capped =
+                CappedReader::new(open(legacy)?, context.limits.logs.max_response_bytes);
             let projected = project::logs_projection(
                 context,
                 &call.tool_call_id,
@@ -414,6 +411,10 @@ fn run_projection(
             );
             projected.map_err(|failure| match failure {
                 _ if capped.exceeded() => too_large(),
+                _ if capped.invalid_utf8() => ToolError::new(
+                    ErrorCode::LegacyMalformed,
+                    "the legacy log response is not valid UTF-8",
+                ),
                 ReadFailure::Failure => ToolError::new(
                     ErrorCode::LegacyFailure,
                     "the legacy log tool reported a failure",
@@ -480,17 +481,35 @@ fn too_large() -> ToolError {
 }
 
 /// A reader that fails once more than its allowance was read, so a streamed response larger
-/// than `max_response_bytes` is refused rather than projected from a prefix.
+/// than `max_response_bytes` is refused rather than projected from a prefix; and once the bytes
+/// stop being UTF-8 anywhere, also inside fields the parser skips without decoding them: JSON is
+/// UTF-8, and a boundary should not accept a document other parsers would reject or read apart.
 pub struct CappedReader<R> {
     inner: R,
     left: u64,
     exceeded: bool,
+    utf8: Utf8Check,
 }
 
 impl<R> CappedReader<R> {
+    /// A reader allowed `limit` bytes.
+    pub fn new(inner: R, limit: u64) -> Self {
+        Self {
+            inner,
+            left: limit,
+            exceeded: false,
+            utf8: Utf8Check::default(),
+        }
+    }
+
     /// Whether the allowance was exceeded.
     pub fn exceeded(&self) -> bool {
         self.exceeded
+    }
+
+    /// Whether the bytes were not UTF-8.
+    pub fn invalid_utf8(&self) -> bool {
+        self.utf8.invalid
     }
 }
 
@@ -503,6 +522,110 @@ impl<R: Read> Read for CappedReader<R> {
             return Err(std::io::Error::other("response larger than its bound"));
         }
         self.left -= n as u64;
+        let valid = if n == 0 {
+            self.utf8.finish()
+        } else {
+            self.utf8.feed(&buf[..n])
+        };
+        if !valid {
+            return Err(std::io::Error::other("response is not UTF-8"));
+        }
         Ok(n)
+    }
+}
+
+/// Incremental UTF-8 validation: a character split between two reads is carried over.
+#[derive(Debug, Default)]
+struct Utf8Check {
+    pending: [u8; 4],
+    pending_len: usize,
+    invalid: bool,
+}
+
+impl Utf8Check {
+    fn feed(&mut self, mut chunk: &[u8]) -> bool {
+        if self.pending_len > 0 {
+            let want = match self.pending[0] {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                _ => 4,
+            };
+            while self.pending_len < want && !chunk.is_empty() {
+                self.pending[self.pending_len] = chunk[0];
+                self.pending_len += 1;
+                chunk = &chunk[1..];
+            }
+            if self.pending_len < want {
+                return true;
+            }
+            if std::str::from_utf8(&self.pending[..want]).is_err() {
+                self.invalid = true;
+                return false;
+            }
+            self.pending_len = 0;
+        }
+        match std::str::from_utf8(chunk) {
+            Ok(_) => true,
+            Err(e) if e.error_len().is_some() => {
+                self.invalid = true;
+                false
+            }
+            Err(e) => {
+                // An incomplete character at the end (at most three bytes): finish it next time.
+                let rest = &chunk[e.valid_up_to()..];
+                self.pending[..rest.len()].copy_from_slice(rest);
+                self.pending_len = rest.len();
+                true
+            }
+        }
+    }
+
+    fn finish(&mut self) -> bool {
+        if self.pending_len > 0 {
+            self.invalid = true;
+        }
+        !self.invalid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(bytes: &[u8], chunk: usize) -> (bool, bool) {
+        struct Chunks<'a>(&'a [u8], usize);
+        impl Read for Chunks<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.0.len().min(self.1).min(buf.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut r = CappedReader::new(Chunks(bytes, chunk), 1 << 20);
+        let mut out = Vec::new();
+        let ok = r.read_to_end(&mut out).is_ok();
+        (ok, r.invalid_utf8())
+    }
+
+    #[test]
+    fn utf8_is_checked_across_read_boundaries() {
+        let text = "内存碎片 😀 ok é".as_bytes();
+        for chunk in 1..8 {
+            assert_eq!(read_all(text, chunk), (true, false), "chunk {chunk}");
+        }
+        for bad in [&b"ok \xff"[..], b"\xe5\x86", b"a\xed\xa0\x80b", b"\xc0\xaf"] {
+            for chunk in 1..5 {
+                assert_eq!(read_all(bad, chunk), (false, true), "{bad:?} chunk {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_allowance_is_enforced() {
+        let mut r = CappedReader::new(&b"0123456789"[..], 4);
+        let mut out = Vec::new();
+        assert!(r.read_to_end(&mut out).is_err());
+        assert!(r.exceeded() && !r.invalid_utf8());
     }
 }

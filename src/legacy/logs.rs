@@ -149,11 +149,12 @@ pub fn read<R: Read>(
     };
     let summary = de.deserialize_map(TopVisitor { sink }).map_err(failed)?;
     de.end().map_err(failed)?;
+    // Without its `logs` array a response is not the Mock shape (a RAG response handed to `logs`
+    // by mistake, say): say so rather than report "no evidence".
     match summary.success {
         Some(false) => Err(ReadFailure::Failure),
-        Some(true) => Ok(summary),
-        None if summary.has_logs => Ok(summary),
-        None => Err(ReadFailure::Malformed),
+        _ if summary.has_logs => Ok(summary),
+        _ => Err(ReadFailure::Malformed),
     }
 }
 
@@ -397,7 +398,7 @@ mod tests {
         ] {
             assert_eq!(collect(doc).unwrap_err(), ReadFailure::Malformed, "{doc:?}");
         }
-        assert!(collect("{\"success\":true} ").is_ok());
+        assert!(collect("{\"success\":true,\"logs\":[]} ").is_ok());
     }
 
     #[test]
@@ -418,8 +419,11 @@ mod tests {
     fn empty_and_missing_arrays() {
         let (s, e) = collect(r#"{"success":true,"logs":[],"total":0}"#).unwrap();
         assert!(s.has_logs && e.is_empty());
-        let (s, _) = collect(r#"{"success":true,"total":"many"}"#).unwrap();
+        let (s, _) = collect(r#"{"success":true,"logs":null,"total":"many"}"#).unwrap();
         assert_eq!(s.total, None);
-        assert!(!s.has_logs);
+        assert!(s.has_logs, "an explicit null array is an empty one");
+        // Without the array it is not the Mock shape (a RAG response, say).
+        let rag_shaped = r#"{"success":true,"contextPack":{"blocks":[]}}"#;
+        assert_eq!(collect(rag_shaped).unwrap_err(), ReadFailure::Malformed);
     }
 }

@@ -130,6 +130,10 @@ fn malformed() -> ToolError {
 /// `status:"no_results"` is an empty response; anything unrecognized is `LEGACY_MALFORMED`.
 pub fn read(bytes: &[u8]) -> Result<RagResponse, ToolError> {
     let bytes = strip_bom(bytes);
+    // JSON is UTF-8 everywhere, also inside the fields skipped without decoding.
+    if std::str::from_utf8(bytes).is_err() {
+        return Err(malformed());
+    }
     match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') => {
             let hits: Vec<Object<BareHit>> =
@@ -159,7 +163,9 @@ pub fn read(bytes: &[u8]) -> Result<RagResponse, ToolError> {
                     relevance: None,
                 });
             }
-            if obj.success != Some(true) && obj.context_pack.is_none() {
+            // Without its context pack a response is not the RAG shape (a log response handed to
+            // `rag` by mistake, say): say so rather than report "no evidence".
+            if obj.context_pack.is_none() {
                 return Err(malformed());
             }
             let blocks = obj
@@ -335,7 +341,8 @@ mod tests {
         let in_block =
             format!(r#"{{"success":true,"contextPack":{{"blocks":[{{"title":{open}{close}}}]}}}}"#);
         assert_eq!(read(in_block.as_bytes()).unwrap().blocks[0].title, None);
-        let skipped = format!(r#"{{"success":true,"retrievalTrace":{open}{close}}}"#);
+        let skipped =
+            format!(r#"{{"success":true,"contextPack":{{}},"retrievalTrace":{open}{close}}}"#);
         assert!(read(skipped.as_bytes()).unwrap().blocks.is_empty());
     }
 }

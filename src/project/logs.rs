@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-use crate::bounds::{Dropped, json_len, prefix_within};
+use crate::bounds::{Dropped, json_len, redacted_prefix_within};
 use crate::context::LogsLimits;
 use crate::contracts::{
     EvidenceStatus, LogPattern, LogsScope, LogsToolResult, SourceKind, TimelineEvent,
@@ -57,7 +57,7 @@ fn normalize_level(raw: Option<&str>, max_bytes: usize, counts: &mut RedactionCo
         return known.to_owned();
     }
     let redacted = redact(&upper, counts);
-    prefix_within(&redacted, max_bytes).0.to_owned()
+    redacted_prefix_within(&redacted, max_bytes).0.to_owned()
 }
 
 /// Parses a legacy timestamp: RFC 3339, `yyyy-MM-dd HH:mm:ss[.fff]` in the run's zone, or epoch
@@ -210,13 +210,13 @@ impl<'a> LogsProjector<'a> {
         let service = {
             let raw = entry.service.unwrap_or_default();
             let redacted = redact(raw.trim(), &mut self.counts);
-            prefix_within(&redacted, self.limits.max_field_bytes)
+            redacted_prefix_within(&redacted, self.limits.max_field_bytes)
                 .0
                 .to_owned()
         };
         let message = redact(&raw_message, &mut self.counts);
         let pattern = self.miner.insert(&message);
-        let (kept, message_cut) = prefix_within(&message, self.limits.max_message_bytes);
+        let (kept, message_cut) = redacted_prefix_within(&message, self.limits.max_message_bytes);
         let event = Event {
             timestamp,
             index,
@@ -358,7 +358,7 @@ impl<'a> LogsProjector<'a> {
         let mut patterns = Vec::new();
         for &i in order.iter().take(limits.max_patterns) {
             let g = &merged[i];
-            let (text, cut) = prefix_within(&texts[i], limits.max_pattern_bytes);
+            let (text, cut) = redacted_prefix_within(&texts[i], limits.max_pattern_bytes);
             tally("pattern", 0, cut as u64);
             if g.services_dropped {
                 tally("services", 1, 0);
