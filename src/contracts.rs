@@ -159,6 +159,20 @@ pub struct LogsScope {
     pub window_end: String,
 }
 
+#[cfg(test)]
+impl LogsScope {
+    /// A placeholder scope for unit tests of the projection.
+    pub(crate) fn for_tests() -> Self {
+        Self {
+            topic: "t".into(),
+            query: "q".into(),
+            lookback_minutes: 60,
+            window_start: "s".into(),
+            window_end: "e".into(),
+        }
+    }
+}
+
 /// One folded log pattern.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -475,16 +475,6 @@ mod tests {
         }
     }
 
-    fn scope() -> LogsScope {
-        LogsScope {
-            topic: "t".into(),
-            query: "q".into(),
-            lookback_minutes: 60,
-            window_start: "s".into(),
-            window_end: "e".into(),
-        }
-    }
-
     fn project(entries: Vec<LogEntry>, limits: LogsLimits, total: Option<u64>) -> LogsProjection {
         let tz = TimeZone::fixed(jiff::tz::offset(8));
         let mut p = LogsProjector::new(&limits, &tz);
@@ -498,7 +488,12 @@ mod tests {
             has_logs: true,
             entries: n,
         };
-        p.finish(&summary, scope(), "call", limits.max_total_bytes)
+        p.finish(
+            &summary,
+            LogsScope::for_tests(),
+            "call",
+            limits.max_total_bytes,
+        )
     }
 
     #[test]

@@ -150,16 +150,6 @@ mod tests {
         serde_json::json!({"success": true, "logs": logs, "total": entries}).to_string()
     }
 
-    fn scope() -> LogsScope {
-        LogsScope {
-            topic: "t".into(),
-            query: "q".into(),
-            lookback_minutes: 60,
-            window_start: "s".into(),
-            window_end: "e".into(),
-        }
-    }
-
     #[test]
     fn two_threads_give_the_bytes_one_thread_gives() {
         let limits = LogsLimits::default();
@@ -172,8 +162,8 @@ mod tests {
             let summary_inline =
                 crate::legacy::logs::read(body.as_bytes(), &mut |e| inline.push(e)).unwrap();
             assert_eq!(summary, summary_inline);
-            let a = streamed.finish(&summary, scope(), "c", 12288);
-            let b = inline.finish(&summary_inline, scope(), "c", 12288);
+            let a = streamed.finish(&summary, LogsScope::for_tests(), "c", 12288);
+            let b = inline.finish(&summary_inline, LogsScope::for_tests(), "c", 12288);
             assert_eq!(
                 serde_json::to_string(&a.result).unwrap(),
                 serde_json::to_string(&b.result).unwrap(),

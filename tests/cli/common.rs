@@ -189,3 +189,17 @@ pub fn active() -> PathBuf {
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
+
+/// The files of a fixture folder, sorted, with their stems (for snapshot names).
+pub fn fixture_files(dir: &str) -> Vec<(String, PathBuf)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixture(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
+        .collect()
+}

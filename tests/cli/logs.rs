@@ -322,13 +322,7 @@ fn patterns_command_folds_and_redacts() {
 /// Every bundled log response, in every view, against a reviewed snapshot.
 #[test]
 fn logs_fixture_snapshots() {
-    let mut files: Vec<_> = std::fs::read_dir(fixture("logs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    for file in files {
-        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+    for (name, file) in crate::common::fixture_files("logs") {
         for view in ["envelope", "model", "harness"] {
             let ran = Aci::logs(active(), "call_snap", "application-logs", "payment timeout")
                 .args(["--view", view, "--pretty"])

@@ -300,13 +300,7 @@ fn legacy_failures_are_errors_without_results() {
 /// Every bundled RAG response, in every view, against a reviewed snapshot.
 #[test]
 fn rag_fixture_snapshots() {
-    let mut files: Vec<_> = std::fs::read_dir(fixture("rag"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    for file in files {
-        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+    for (name, file) in crate::common::fixture_files("rag") {
         for view in ["envelope", "model", "harness"] {
             let ran = Aci::rag(active(), "call_snap", "Kafka 消费积压 排查")
                 .args(["--view", view, "--pretty"])
