@@ -462,7 +462,12 @@ fn open<'a>(legacy: LegacySource<'a>) -> Result<Box<dyn Read + 'a>, ToolError> {
 
 /// Reads the whole response, refusing more than `cap` bytes.
 fn read_capped(legacy: LegacySource<'_>, cap: u64) -> Result<Vec<u8>, ToolError> {
-    let mut bytes = Vec::new();
+    // Sized from the file up front: growing by doubling would briefly hold twice the response.
+    let expected = match legacy {
+        LegacySource::File(path) => std::fs::metadata(path).map_or(0, |m| m.len().min(cap)),
+        _ => 0,
+    };
+    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).saturating_add(1));
     open(legacy)?
         .take(cap.saturating_add(1))
         .read_to_end(&mut bytes)
