@@ -12,6 +12,7 @@
 //! Ties go to input order. The chosen events are presented chronologically. Every bound that
 //! removes something is tallied, so `truncated` is true exactly when something was removed.
 
+use std::borrow::Cow;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
@@ -142,8 +143,83 @@ struct Group {
     latest: Event,
 }
 
+/// An entry made safe: timestamp parsed, level normalized, every string redacted. This is all
+/// the folding stage needs, and nothing it holds can leak.
+#[derive(Debug)]
+pub struct Prepared {
+    timestamp: Timestamp,
+    index: u64,
+    level: String,
+    service: String,
+    /// The whole redacted message (templates are mined from it before any cut).
+    message: String,
+}
+
+/// The first stage of the projection: per-entry work that needs no state shared between entries
+/// (parsing the time, redaction), so it can run on the thread that reads the response.
+pub struct Preparer<'a> {
+    limits: &'a LogsLimits,
+    tz: &'a TimeZone,
+    counts: RedactionCounts,
+    skipped: u64,
+}
+
+impl<'a> Preparer<'a> {
+    /// A preparer for one call's bounds and time zone.
+    pub fn new(limits: &'a LogsLimits, tz: &'a TimeZone) -> Self {
+        Self {
+            limits,
+            tz,
+            counts: RedactionCounts::default(),
+            skipped: 0,
+        }
+    }
+
+    /// Prepares the entry at position `index` of the input, or counts it as skipped (no usable
+    /// timestamp or message).
+    pub fn prepare(&mut self, index: u64, entry: LogEntry) -> Option<Prepared> {
+        let Some(timestamp) = parse_stamp(&entry.timestamp, self.tz) else {
+            self.skipped += 1;
+            return None;
+        };
+        let raw_message = entry.message.unwrap_or_default();
+        if raw_message.trim().is_empty() {
+            self.skipped += 1;
+            return None;
+        }
+        let level = normalize_level(
+            entry.level.as_deref(),
+            self.limits.max_field_bytes,
+            &mut self.counts,
+        );
+        let service = {
+            let raw = entry.service.unwrap_or_default();
+            let redacted = redact(raw.trim(), &mut self.counts);
+            redacted_prefix_within(&redacted, self.limits.max_field_bytes)
+                .0
+                .to_owned()
+        };
+        // Most messages need no change: keep the string already allocated by the parser.
+        let redacted = match redact(&raw_message, &mut self.counts) {
+            Cow::Owned(changed) => Some(changed),
+            Cow::Borrowed(_) => None,
+        };
+        let message = redacted.unwrap_or(raw_message);
+        Some(Prepared {
+            timestamp,
+            index,
+            level,
+            service,
+            message,
+        })
+    }
+}
+
 /// A projection in progress.
 pub struct LogsProjector<'a> {
+    prep: Preparer<'a>,
+    /// Entries received, usable or not.
+    seen: u64,
     limits: &'a LogsLimits,
     tz: &'a TimeZone,
     miner: TemplateMiner,
@@ -151,9 +227,6 @@ pub struct LogsProjector<'a> {
     index: HashMap<(String, PatternId), usize>,
     heap: BinaryHeap<Candidate>,
     heap_cap: usize,
-    counts: RedactionCounts,
-    seen: u64,
-    skipped: u64,
 }
 
 /// The finished projection with what the harness needs to know.
@@ -176,6 +249,8 @@ impl<'a> LogsProjector<'a> {
         // best 2×max_events candidates always contain every event round two can pick.
         let heap_cap = limits.max_events.saturating_mul(2);
         Self {
+            prep: Preparer::new(limits, tz),
+            seen: 0,
             limits,
             tz,
             miner: TemplateMiner::new(),
@@ -183,38 +258,50 @@ impl<'a> LogsProjector<'a> {
             index: HashMap::new(),
             heap: BinaryHeap::with_capacity(heap_cap + 1),
             heap_cap,
-            counts: RedactionCounts::default(),
-            seen: 0,
-            skipped: 0,
         }
     }
 
-    /// Folds one entry in.
+    /// The bounds this projector applies.
+    pub fn limits(&self) -> &'a LogsLimits {
+        self.limits
+    }
+
+    /// The zone for timestamps without an offset.
+    pub fn time_zone(&self) -> &'a TimeZone {
+        self.tz
+    }
+
+    /// Prepares an entry with this projector's own preparer (for a caller that splits the work
+    /// between threads; see [`LogsProjector::absorb`]).
+    pub fn prepare(&mut self, index: u64, entry: LogEntry) -> Option<Prepared> {
+        self.prep.prepare(index, entry)
+    }
+
+    /// Takes in the tallies of a preparer that ran elsewhere, and the number of entries read.
+    pub fn absorb(&mut self, other: Preparer<'_>, seen: u64) {
+        self.prep.counts.merge(&other.counts);
+        self.prep.skipped += other.skipped;
+        self.seen = seen;
+    }
+
+    /// Prepares and folds one entry.
     pub fn push(&mut self, entry: LogEntry) {
         let index = self.seen;
         self.seen += 1;
-        let Some(timestamp) = parse_stamp(&entry.timestamp, self.tz) else {
-            self.skipped += 1;
-            return;
-        };
-        let raw_message = entry.message.unwrap_or_default();
-        if raw_message.trim().is_empty() {
-            self.skipped += 1;
-            return;
+        if let Some(prepared) = self.prep.prepare(index, entry) {
+            self.fold(prepared);
         }
-        let level = normalize_level(
-            entry.level.as_deref(),
-            self.limits.max_field_bytes,
-            &mut self.counts,
-        );
-        let service = {
-            let raw = entry.service.unwrap_or_default();
-            let redacted = redact(raw.trim(), &mut self.counts);
-            redacted_prefix_within(&redacted, self.limits.max_field_bytes)
-                .0
-                .to_owned()
-        };
-        let message = redact(&raw_message, &mut self.counts);
+    }
+
+    /// Folds one prepared entry in: template, group, timeline candidates.
+    pub fn fold(&mut self, prepared: Prepared) {
+        let Prepared {
+            timestamp,
+            index,
+            level,
+            service,
+            message,
+        } = prepared;
         let pattern = self.miner.insert(&message);
         let (kept, message_cut) = redacted_prefix_within(&message, self.limits.max_message_bytes);
         let event = Event {
@@ -345,7 +432,7 @@ impl<'a> LogsProjector<'a> {
                 chosen.push(event);
             }
         }
-        let usable = self.seen - self.skipped;
+        let usable = self.seen - self.prep.skipped;
         tally("timeline", usable.saturating_sub(chosen.len() as u64), 0);
 
         // Patterns by count, then first occurrence.
@@ -373,8 +460,9 @@ impl<'a> LogsProjector<'a> {
             });
         }
 
-        let match_count = summary.total.unwrap_or(0).max(self.seen);
-        tally("entries", match_count - self.seen, 0);
+        let seen = self.seen;
+        let match_count = summary.total.unwrap_or(0).max(seen);
+        tally("entries", match_count - seen, 0);
 
         let mut result = LogsToolResult {
             evidence_status: EvidenceStatus::NoEvidence,
@@ -395,8 +483,8 @@ impl<'a> LogsProjector<'a> {
         LogsProjection {
             result,
             truncation,
-            redactions: self.counts,
-            skipped_entries: self.skipped,
+            redactions: self.prep.counts,
+            skipped_entries: self.prep.skipped,
         }
     }
 }
