@@ -1300,9 +1300,20 @@ fn is_prose_value(s: &str, key: &str, value: &str, value_end: usize) -> bool {
                 .unwrap_or("")
         })
         .unwrap_or("");
+    // Only a plain word continues a sentence: one that ends at a space, the end, or sentence
+    // punctuation. The head of an e-mail, a host, a pod or a long token (`r@c.io`, `db.prod.x`,
+    // `api-7d8f…`) is not one, because a later rule turns it into a placeholder, and a value
+    // kept as prose before it would be redacted on a second pass (`redact` must be idempotent).
+    let word_ends = |a: &str| a.is_empty() || a.starts_with(char::is_whitespace);
+    let plain_end = |after: &str| {
+        word_ends(after)
+            || (after.starts_with(['.', ',', ';', '!', '?', ')']) && word_ends(&after[1..]))
+    };
+    // A non-empty `next_word` sits right after the space that starts `rest`.
     let continues = !next_word.is_empty()
+        && next_word.len() < 32
         && next_word.bytes().all(|b| b.is_ascii_lowercase())
-        && !rest[1 + next_word.len()..].starts_with(['=', ':']);
+        && plain_end(&rest[1 + next_word.len()..]);
     !strong && continues
 }
 
@@ -1978,6 +1989,20 @@ mod tests {
             "--password <SECRET> --user root",
         );
         check("DB_PASS=hunter2", "DB_PASS=<SECRET>");
+    }
+
+    /// Fuzz find (`fixtures/fuzz/redact/`): a lowercase value after `Cookie: ` was kept as prose
+    /// because the "next word" was the head of an e-mail; the e-mail pass then made it a
+    /// placeholder and a second `redact` took the value as a secret. The head of an e-mail, host,
+    /// pod or token no longer counts as a prose word, so the value goes on the first pass.
+    #[test]
+    fn prose_before_an_email_or_host_is_redacted_once() {
+        check("Cookie: c r@c.xx", "Cookie: <SECRET> <EMAIL>");
+        check("token: c r.prod.internal", "token: <SECRET> <HOST>");
+        check("Cookie: c <EMAIL>", "Cookie: <SECRET> <EMAIL>");
+        // Real prose still stays, sentence punctuation included.
+        unchanged("invalid token: signature mismatch.");
+        unchanged("invalid token: signature mismatch, retrying");
     }
 
     #[test]
