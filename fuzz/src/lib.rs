@@ -134,9 +134,8 @@ fn check_outcome(outcome: &CallOutcome, input: &[u8]) {
 /// Whether `message` holds any 16-byte run of `input`: fixed templates never do.
 fn quotes(message: &[u8], input: &[u8]) -> bool {
     const RUN: usize = 16;
-    message
-        .windows(RUN)
-        .any(|w| input.windows(RUN).any(|i| i == w))
+    let runs: std::collections::HashSet<&[u8]> = message.windows(RUN).collect();
+    !runs.is_empty() && input.windows(RUN).any(|i| runs.contains(i))
 }
 
 /// Target `legacy_rag`: any bytes as a captured RAG response.

@@ -41,7 +41,7 @@ fn severity(level: &str) -> u8 {
 
 /// Normalizes a legacy level to FATAL, ERROR, WARN, INFO or DEBUG when it is one of their usual
 /// spellings; anything else is redacted and kept, upper-cased.
-fn normalize_level(raw: Option<&str>, max_bytes: usize, counts: &mut RedactionCounts) -> String {
+fn normalize_level(raw: Option<&str>, counts: &mut RedactionCounts) -> String {
     let raw = raw.unwrap_or("").trim();
     let upper = raw.to_uppercase();
     let known = match upper.as_str() {
@@ -56,8 +56,7 @@ fn normalize_level(raw: Option<&str>, max_bytes: usize, counts: &mut RedactionCo
     if !known.is_empty() {
         return known.to_owned();
     }
-    let redacted = redact(&upper, counts);
-    prefix_within(&redacted, max_bytes).0.to_owned()
+    redact(&upper, counts).into_owned()
 }
 
 /// Parses a legacy timestamp: RFC 3339, `yyyy-MM-dd HH:mm:ss[.fff]` in the run's zone, or epoch
@@ -154,6 +153,8 @@ pub struct LogsProjector<'a> {
     counts: RedactionCounts,
     seen: u64,
     skipped: u64,
+    /// Bytes cut from levels and service names by `max_field_bytes`.
+    field_cut: u64,
 }
 
 /// The finished projection with what the harness needs to know.
@@ -186,6 +187,7 @@ impl<'a> LogsProjector<'a> {
             counts: RedactionCounts::default(),
             seen: 0,
             skipped: 0,
+            field_cut: 0,
         }
     }
 
@@ -202,17 +204,12 @@ impl<'a> LogsProjector<'a> {
             self.skipped += 1;
             return;
         }
-        let level = normalize_level(
-            entry.level.as_deref(),
-            self.limits.max_field_bytes,
-            &mut self.counts,
-        );
+        let level = normalize_level(entry.level.as_deref(), &mut self.counts);
+        let level = self.cut_field(&level);
         let service = {
             let raw = entry.service.unwrap_or_default();
             let redacted = redact(raw.trim(), &mut self.counts);
-            prefix_within(&redacted, self.limits.max_field_bytes)
-                .0
-                .to_owned()
+            self.cut_field(&redacted)
         };
         let message = redact(&raw_message, &mut self.counts);
         let pattern = self.miner.insert(&message);
@@ -266,6 +263,14 @@ impl<'a> LogsProjector<'a> {
                 });
             }
         }
+    }
+
+    /// A level or service name within `max_field_bytes`; the cut is tallied, because a cut
+    /// field is something a bound removed (`truncated`), like a cut message.
+    fn cut_field(&mut self, value: &str) -> String {
+        let (kept, cut) = prefix_within(value, self.limits.max_field_bytes);
+        self.field_cut += cut as u64;
+        kept.to_owned()
     }
 
     fn offer_candidate(&mut self, event: &Event) {
@@ -391,6 +396,7 @@ impl<'a> LogsProjector<'a> {
         tally("total", dropped, 0);
         let message_cut: usize = chosen.iter().map(|e| e.message_cut).sum();
         tally("message", 0, message_cut as u64);
+        tally("field", 0, self.field_cut);
         result.truncated = !truncation.is_empty();
         LogsProjection {
             result,
@@ -611,6 +617,30 @@ mod tests {
         assert_eq!(p.truncation["entries"].items, 49);
     }
 
+    /// Fuzz find (`fixtures/fuzz/legacy_logs/`): a level or service longer than
+    /// `max_field_bytes` was cut without a tally, so `truncated` said `false` while the bound had
+    /// removed bytes.
+    #[test]
+    fn long_level_or_service_cut_by_max_field_bytes_is_truncation() {
+        let long = "x".repeat(70);
+        for (level, service) in [(long.as_str(), "a"), ("INFO", long.as_str())] {
+            let p = project(
+                vec![entry("2026-11-29 09:00:00", level, service, "8")],
+                LogsLimits::default(),
+                None,
+            );
+            assert!(p.result.truncated, "level {level:?} service {service:?}");
+            assert_eq!(p.truncation["field"], Dropped { items: 0, bytes: 6 });
+            assert_eq!(
+                p.result.timeline[0]
+                    .level
+                    .len()
+                    .max(p.result.timeline[0].service.len()),
+                64
+            );
+        }
+    }
+
     #[test]
     fn unusable_entries_are_skipped_not_truncated() {
         let mut bad = entry("not a time", "INFO", "a", "x");
@@ -629,9 +659,9 @@ mod tests {
     #[test]
     fn levels_normalize() {
         let mut c = RedactionCounts::default();
-        assert_eq!(normalize_level(Some("warning"), 64, &mut c), "WARN");
-        assert_eq!(normalize_level(Some(" Err "), 64, &mut c), "ERROR");
-        assert_eq!(normalize_level(None, 64, &mut c), "UNKNOWN");
-        assert_eq!(normalize_level(Some("audit"), 64, &mut c), "AUDIT");
+        assert_eq!(normalize_level(Some("warning"), &mut c), "WARN");
+        assert_eq!(normalize_level(Some(" Err "), &mut c), "ERROR");
+        assert_eq!(normalize_level(None, &mut c), "UNKNOWN");
+        assert_eq!(normalize_level(Some("audit"), &mut c), "AUDIT");
     }
 }
