@@ -1326,6 +1326,19 @@ fn is_inert_value(v: &str) -> bool {
             .any(|x| v.eq_ignore_ascii_case(x))
 }
 
+/// The key of a [`KV_RE`] match, without quotes and separator.
+fn key_name(text: &str) -> &str {
+    text.trim_end_matches([' ', '\t', ':', '=', '：'])
+        .trim_matches(|ch| ch == '"' || ch == '\'' || ch == '\\')
+}
+
+/// Whether a secret key and its separator start exactly at `at`.
+fn secret_key_at(s: &str, at: usize) -> bool {
+    KV_RE
+        .find_at(s, at)
+        .is_some_and(|k| k.start() == at && is_secret_key(key_name(k.as_str())))
+}
+
 fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
     let mut pos = 0;
@@ -1335,15 +1348,19 @@ fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
         };
         pos = m.end().max(next_char(s, m.start()));
         let text = m.as_str();
-        let key = text
-            .trim_end_matches([' ', '\t', ':', '=', '：'])
-            .trim_matches(|ch| ch == '"' || ch == '\'' || ch == '\\');
+        let key = key_name(text);
         if !is_secret_key(key) {
             continue;
         }
         let spaced = text.ends_with([' ', '\t']);
         let colon = text.trim_end_matches([' ', '\t']).ends_with([':', '：']);
         let cookie = is_cookie_key(key);
+        // `token: password: x`: the value is itself a secret key, and its own value is the
+        // secret; taking the inner key's name as the value would let the secret through. (A
+        // cookie's value is `name=value` pairs and goes whole.)
+        if !cookie && secret_key_at(s, m.end()) {
+            continue;
+        }
         // `Authorization: Bearer xyz` with the credential after the scheme.
         let Some((mut vs, mut ve, resume, quoted)) = value_span(s, m.end(), cookie) else {
             continue;
@@ -2003,6 +2020,27 @@ mod tests {
         // Real prose still stays, sentence punctuation included.
         unchanged("invalid token: signature mismatch.");
         unchanged("invalid token: signature mismatch, retrying");
+    }
+
+    /// Fuzz find (`fixtures/fuzz/redact/`): a secret key whose value was another secret key
+    /// (`token: password: x`) had the inner key's name redacted as its value, and the real
+    /// secret after it survived.
+    #[test]
+    fn secret_key_as_the_value_of_a_secret_key_leaks_nothing() {
+        check(
+            "s-token: password: w5555aN7  9",
+            "s-token: password: <SECRET>  9",
+        );
+        check(
+            r#"token:   "password": "5wv0z4oq4wytkm" M"#,
+            r#"token:   "password": "<SECRET>" M"#,
+        );
+        check(
+            r#"r "password": password: rrrrHHgA "#,
+            r#"r "password": password: <SECRET> "#,
+        );
+        // A cookie's `name=value` pairs still go whole.
+        check("Cookie: JSESSIONID=AB12; uid=42", "Cookie: <SECRET>");
     }
 
     #[test]
