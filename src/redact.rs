@@ -741,7 +741,11 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, c: &mut RedactionCounts
             b'"' => {
                 let end = quoted_end(b, i, b'"');
                 let closed = b.get(end.wrapping_sub(1)) == Some(&b'"') && end > i + 1;
-                if sql_value_position(s, i) {
+                // `= "password": "x"` is JSON after a statement, not a string: a SQL literal is
+                // never followed by `:`, and taking the key as one would hide it from the
+                // key/value rule, letting its value through.
+                let json_key = s[end..].trim_start_matches([' ', '\t']).starts_with(':');
+                if sql_value_position(s, i) && !json_key {
                     if e.replace(i, end, STR) {
                         c.add(RedactionClass::SqlLiteral, 1);
                     }
@@ -1332,11 +1336,12 @@ fn key_name(text: &str) -> &str {
         .trim_matches(|ch| ch == '"' || ch == '\'' || ch == '\\')
 }
 
-/// Whether a secret key and its separator start exactly at `at`.
-fn secret_key_at(s: &str, at: usize) -> bool {
+/// A secret key and its separator starting exactly at `at`, trailing blanks trimmed.
+fn secret_key_at(s: &str, at: usize) -> Option<&str> {
     KV_RE
         .find_at(s, at)
-        .is_some_and(|k| k.start() == at && is_secret_key(key_name(k.as_str())))
+        .filter(|k| k.start() == at && is_secret_key(key_name(k.as_str())))
+        .map(|k| k.as_str().trim_end_matches([' ', '\t']))
 }
 
 fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
@@ -1357,8 +1362,8 @@ fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let cookie = is_cookie_key(key);
         // `token: password: x`: the value is itself a secret key, and its own value is the
         // secret; taking the inner key's name as the value would let the secret through. (A
-        // cookie's value is `name=value` pairs and goes whole.)
-        if !cookie && secret_key_at(s, m.end()) {
+        // cookie's `name=value` pairs go whole; `Cookie: "password": "x"` is JSON.)
+        if secret_key_at(s, m.end()).is_some_and(|inner| !cookie || !inner.ends_with('=')) {
             continue;
         }
         // `Authorization: Bearer xyz` with the credential after the scheme.
@@ -2039,8 +2044,27 @@ mod tests {
             r#"r "password": password: rrrrHHgA "#,
             r#"r "password": password: <SECRET> "#,
         );
-        // A cookie's `name=value` pairs still go whole.
+        // A cookie's `name=value` pairs still go whole; JSON after `Cookie:` is JSON.
         check("Cookie: JSESSIONID=AB12; uid=42", "Cookie: <SECRET>");
+        check(
+            r#"Cookie:  "password": "o2g5uxo2" x"#,
+            r#"Cookie:  "password": "<SECRET>" x"#,
+        );
+    }
+
+    /// Fuzz find (`fixtures/fuzz/redact/`): after a SQL statement's `=`, a JSON key
+    /// (`"password": "…"`) was taken for a double-quoted SQL string and became `<STR>`, so the
+    /// key/value rule never saw the key and the secret after it survived.
+    #[test]
+    fn json_key_after_a_sql_statement_is_not_a_sql_string() {
+        check(
+            r#"m69 UPDATE t_stock SET qty = "password": "0nnnnnn0gAA" "#,
+            r#"m69 UPDATE t_stock SET qty = "password": "<SECRET>" "#,
+        );
+        check(
+            r#"UPDATE t SET name = "bob" WHERE id = 1"#,
+            "UPDATE t SET name = <STR> WHERE id = <NUM>",
+        );
     }
 
     #[test]
