@@ -1336,12 +1336,31 @@ fn key_name(text: &str) -> &str {
         .trim_matches(|ch| ch == '"' || ch == '\'' || ch == '\\')
 }
 
-/// A secret key and its separator starting exactly at `at`, trailing blanks trimmed.
-fn secret_key_at(s: &str, at: usize) -> Option<&str> {
+/// `token: password: x`: the whole value (from `at` to `resume`) is itself a secret key and
+/// separator, followed by a value of its own, which is the secret. Taking the inner key's name
+/// as the value would let that secret through, so the outer key yields to the inner one. A
+/// value that merely contains a key (`password=abcpassword:xyz`) or a key with nothing after
+/// it (`password=mypassword:`) still goes whole; a cookie's `name=value` pairs go whole too
+/// (`Cookie: "password": "x"` is JSON and yields).
+fn yields_to_inner_key(s: &str, at: usize, resume: usize, cookie: bool) -> bool {
+    // A token-shaped inner key (`token: Q8zX…token: A`) becomes `<TOKEN>` later in this pass;
+    // the next pass must still see it as the key it was, or it would redact it as the value.
+    if let Some(p) = PLACEHOLDERS.iter().find(|p| s[at..].starts_with(**p)) {
+        let rest = &s[at + p.len()..];
+        let sep = rest.trim_start_matches([' ', '\t']);
+        if let Some(after) = sep.strip_prefix([':', '=']) {
+            let value_at = s.len() - after.trim_start_matches([' ', '\t']).len();
+            return value_at >= resume
+                && value_span(s, value_at, false).is_some_and(|(start, end, _, _)| start < end);
+        }
+    }
     KV_RE
         .find_at(s, at)
-        .filter(|k| k.start() == at && is_secret_key(key_name(k.as_str())))
-        .map(|k| k.as_str().trim_end_matches([' ', '\t']))
+        .filter(|k| k.start() == at && k.end() >= resume)
+        .filter(|k| is_secret_key(key_name(k.as_str())))
+        .filter(|k| !cookie || !k.as_str().trim_end_matches([' ', '\t']).ends_with('='))
+        .and_then(|k| value_span(s, k.end(), false))
+        .is_some_and(|(start, end, _, _)| start < end)
 }
 
 fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
@@ -1360,16 +1379,13 @@ fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let spaced = text.ends_with([' ', '\t']);
         let colon = text.trim_end_matches([' ', '\t']).ends_with([':', '：']);
         let cookie = is_cookie_key(key);
-        // `token: password: x`: the value is itself a secret key, and its own value is the
-        // secret; taking the inner key's name as the value would let the secret through. (A
-        // cookie's `name=value` pairs go whole; `Cookie: "password": "x"` is JSON.)
-        if secret_key_at(s, m.end()).is_some_and(|inner| !cookie || !inner.ends_with('=')) {
-            continue;
-        }
         // `Authorization: Bearer xyz` with the credential after the scheme.
         let Some((mut vs, mut ve, resume, quoted)) = value_span(s, m.end(), cookie) else {
             continue;
         };
+        if yields_to_inner_key(s, m.end(), resume, cookie) {
+            continue;
+        }
         if !cookie {
             if quoted {
                 if let Some(off) = after_auth_scheme(&s[vs..ve]) {
@@ -2043,6 +2059,15 @@ mod tests {
         check(
             r#"r "password": password: rrrrHHgA "#,
             r#"r "password": password: <SECRET> "#,
+        );
+        // A value that only contains a key, or a key with nothing after it, still goes whole.
+        check("password=abcpassword:xyz", "password=<SECRET>");
+        check("password=mysecretpassword:", "password=<SECRET>");
+        check("accessKey=LTAIQzXcceSecret=", "accessKey=<SECRET>");
+        // Fuzz find: a token-shaped inner key turns into `<TOKEN>` and stays a key.
+        check(
+            "token:Q8zXyW3v7nkassK2ex--GGggeGGtoken: A",
+            "token:<TOKEN>: <SECRET>",
         );
         // A cookie's `name=value` pairs still go whole; JSON after `Cookie:` is JSON.
         check("Cookie: JSESSIONID=AB12; uid=42", "Cookie: <SECRET>");
