@@ -775,7 +775,11 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, c: &mut RedactionCounts
             b'"' => {
                 let end = quoted_end(b, i, b'"');
                 let closed = b.get(end.wrapping_sub(1)) == Some(&b'"') && end > i + 1;
-                if sql_value_position(s, i) {
+                // `= "password": "x"` is JSON after a statement, not a string: a SQL literal is
+                // never followed by `:`, and taking the key as one would hide it from the
+                // key/value rule, letting its value through.
+                let json_key = s[end..].trim_start_matches([' ', '\t']).starts_with(':');
+                if sql_value_position(s, i) && !json_key {
                     if e.replace(i, end, STR) {
                         c.add(RedactionClass::SqlLiteral, 1);
                     }
@@ -1334,9 +1338,20 @@ fn is_prose_value(s: &str, key: &str, value: &str, value_end: usize) -> bool {
                 .unwrap_or("")
         })
         .unwrap_or("");
+    // Only a plain word continues a sentence: one that ends at a space, the end, or sentence
+    // punctuation. The head of an e-mail, a host, a pod or a long token (`r@c.io`, `db.prod.x`,
+    // `api-7d8f…`) is not one, because a later rule turns it into a placeholder, and a value
+    // kept as prose before it would be redacted on a second pass (`redact` must be idempotent).
+    let word_ends = |a: &str| a.is_empty() || a.starts_with(char::is_whitespace);
+    let plain_end = |after: &str| {
+        word_ends(after)
+            || (after.starts_with(['.', ',', ';', '!', '?', ')']) && word_ends(&after[1..]))
+    };
+    // A non-empty `next_word` sits right after the space that starts `rest`.
     let continues = !next_word.is_empty()
+        && next_word.len() < 32
         && next_word.bytes().all(|b| b.is_ascii_lowercase())
-        && !rest[1 + next_word.len()..].starts_with(['=', ':']);
+        && plain_end(&rest[1 + next_word.len()..]);
     !strong && continues
 }
 
@@ -1349,6 +1364,39 @@ fn is_inert_value(v: &str) -> bool {
             .any(|x| v.eq_ignore_ascii_case(x))
 }
 
+/// The key of a [`KV_RE`] match, without quotes and separator.
+fn key_name(text: &str) -> &str {
+    text.trim_end_matches([' ', '\t', ':', '=', '：'])
+        .trim_matches(|ch| ch == '"' || ch == '\'' || ch == '\\')
+}
+
+/// `token: password: x`: the whole value (from `at` to `resume`) is itself a secret key and
+/// separator, followed by a value of its own, which is the secret. Taking the inner key's name
+/// as the value would let that secret through, so the outer key yields to the inner one. A
+/// value that merely contains a key (`password=abcpassword:xyz`) or a key with nothing after
+/// it (`password=mypassword:`) still goes whole; a cookie's `name=value` pairs go whole too
+/// (`Cookie: "password": "x"` is JSON and yields).
+fn yields_to_inner_key(s: &str, at: usize, resume: usize, cookie: bool) -> bool {
+    // A token-shaped inner key (`token: Q8zX…token: A`) becomes `<TOKEN>` later in this pass;
+    // the next pass must still see it as the key it was, or it would redact it as the value.
+    if let Some(p) = PLACEHOLDERS.iter().find(|p| s[at..].starts_with(**p)) {
+        let rest = &s[at + p.len()..];
+        let sep = rest.trim_start_matches([' ', '\t']);
+        if let Some(after) = sep.strip_prefix([':', '=']) {
+            let value_at = s.len() - after.trim_start_matches([' ', '\t']).len();
+            return value_at >= resume
+                && value_span(s, value_at, false).is_some_and(|(start, end, _, _)| start < end);
+        }
+    }
+    KV_RE
+        .find_at(s, at)
+        .filter(|k| k.start() == at && k.end() >= resume)
+        .filter(|k| is_secret_key(key_name(k.as_str())))
+        .filter(|k| !cookie || !k.as_str().trim_end_matches([' ', '\t']).ends_with('='))
+        .and_then(|k| value_span(s, k.end(), false))
+        .is_some_and(|(start, end, _, _)| start < end)
+}
+
 fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
     let mut pos = 0;
@@ -1358,9 +1406,7 @@ fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
         };
         pos = m.end().max(next_char(s, m.start()));
         let text = m.as_str();
-        let key = text
-            .trim_end_matches([' ', '\t', ':', '=', '：'])
-            .trim_matches(|ch| ch == '"' || ch == '\'' || ch == '\\');
+        let key = key_name(text);
         if !is_secret_key(key) {
             continue;
         }
@@ -1371,6 +1417,9 @@ fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let Some((mut vs, mut ve, resume, quoted)) = value_span(s, m.end(), cookie) else {
             continue;
         };
+        if yields_to_inner_key(s, m.end(), resume, cookie) {
+            continue;
+        }
         if !cookie {
             if quoted {
                 if let Some(off) = after_auth_scheme(&s[vs..ve]) {
@@ -2014,6 +2063,69 @@ mod tests {
             "--password <SECRET> --user root",
         );
         check("DB_PASS=hunter2", "DB_PASS=<SECRET>");
+    }
+
+    /// Fuzz find (`fixtures/fuzz/redact/`): a lowercase value after `Cookie: ` was kept as prose
+    /// because the "next word" was the head of an e-mail; the e-mail pass then made it a
+    /// placeholder and a second `redact` took the value as a secret. The head of an e-mail, host,
+    /// pod or token no longer counts as a prose word, so the value goes on the first pass.
+    #[test]
+    fn prose_before_an_email_or_host_is_redacted_once() {
+        check("Cookie: c r@c.xx", "Cookie: <SECRET> <EMAIL>");
+        check("token: c r.prod.internal", "token: <SECRET> <HOST>");
+        check("Cookie: c <EMAIL>", "Cookie: <SECRET> <EMAIL>");
+        // Real prose still stays, sentence punctuation included.
+        unchanged("invalid token: signature mismatch.");
+        unchanged("invalid token: signature mismatch, retrying");
+    }
+
+    /// Fuzz find (`fixtures/fuzz/redact/`): a secret key whose value was another secret key
+    /// (`token: password: x`) had the inner key's name redacted as its value, and the real
+    /// secret after it survived.
+    #[test]
+    fn secret_key_as_the_value_of_a_secret_key_leaks_nothing() {
+        check(
+            "s-token: password: w5555aN7  9",
+            "s-token: password: <SECRET>  9",
+        );
+        check(
+            r#"token:   "password": "5wv0z4oq4wytkm" M"#,
+            r#"token:   "password": "<SECRET>" M"#,
+        );
+        check(
+            r#"r "password": password: rrrrHHgA "#,
+            r#"r "password": password: <SECRET> "#,
+        );
+        // A value that only contains a key, or a key with nothing after it, still goes whole.
+        check("password=abcpassword:xyz", "password=<SECRET>");
+        check("password=mysecretpassword:", "password=<SECRET>");
+        check("accessKey=LTAIQzXcceSecret=", "accessKey=<SECRET>");
+        // Fuzz find: a token-shaped inner key turns into `<TOKEN>` and stays a key.
+        check(
+            "token:Q8zXyW3v7nkassK2ex--GGggeGGtoken: A",
+            "token:<TOKEN>: <SECRET>",
+        );
+        // A cookie's `name=value` pairs still go whole; JSON after `Cookie:` is JSON.
+        check("Cookie: JSESSIONID=AB12; uid=42", "Cookie: <SECRET>");
+        check(
+            r#"Cookie:  "password": "o2g5uxo2" x"#,
+            r#"Cookie:  "password": "<SECRET>" x"#,
+        );
+    }
+
+    /// Fuzz find (`fixtures/fuzz/redact/`): after a SQL statement's `=`, a JSON key
+    /// (`"password": "…"`) was taken for a double-quoted SQL string and became `<STR>`, so the
+    /// key/value rule never saw the key and the secret after it survived.
+    #[test]
+    fn json_key_after_a_sql_statement_is_not_a_sql_string() {
+        check(
+            r#"m69 UPDATE t_stock SET qty = "password": "0nnnnnn0gAA" "#,
+            r#"m69 UPDATE t_stock SET qty = "password": "<SECRET>" "#,
+        );
+        check(
+            r#"UPDATE t SET name = "bob" WHERE id = 1"#,
+            "UPDATE t SET name = <STR> WHERE id = <NUM>",
+        );
     }
 
     #[test]

@@ -42,7 +42,7 @@ fn severity(level: &str) -> u8 {
 
 /// Normalizes a legacy level to FATAL, ERROR, WARN, INFO or DEBUG when it is one of their usual
 /// spellings; anything else is redacted and kept, upper-cased.
-fn normalize_level(raw: Option<&str>, max_bytes: usize, counts: &mut RedactionCounts) -> String {
+fn normalize_level(raw: Option<&str>, counts: &mut RedactionCounts) -> String {
     let raw = raw.unwrap_or("").trim();
     let upper = raw.to_uppercase();
     let known = match upper.as_str() {
@@ -57,8 +57,7 @@ fn normalize_level(raw: Option<&str>, max_bytes: usize, counts: &mut RedactionCo
     if !known.is_empty() {
         return known.to_owned();
     }
-    let redacted = redact(&upper, counts);
-    redacted_prefix_within(&redacted, max_bytes).0.to_owned()
+    redact(&upper, counts).into_owned()
 }
 
 /// Parses a legacy timestamp: RFC 3339, `yyyy-MM-dd HH:mm:ss[.fff]` in the run's zone, or epoch
@@ -162,6 +161,8 @@ pub struct Preparer<'a> {
     tz: &'a TimeZone,
     counts: RedactionCounts,
     skipped: u64,
+    /// Bytes cut from levels and service names by `max_field_bytes`.
+    field_cut: u64,
 }
 
 impl<'a> Preparer<'a> {
@@ -172,6 +173,7 @@ impl<'a> Preparer<'a> {
             tz,
             counts: RedactionCounts::default(),
             skipped: 0,
+            field_cut: 0,
         }
     }
 
@@ -187,17 +189,12 @@ impl<'a> Preparer<'a> {
             self.skipped += 1;
             return None;
         }
-        let level = normalize_level(
-            entry.level.as_deref(),
-            self.limits.max_field_bytes,
-            &mut self.counts,
-        );
+        let level = normalize_level(entry.level.as_deref(), &mut self.counts);
+        let level = self.cut_field(&level);
         let service = {
             let raw = entry.service.unwrap_or_default();
             let redacted = redact(raw.trim(), &mut self.counts);
-            redacted_prefix_within(&redacted, self.limits.max_field_bytes)
-                .0
-                .to_owned()
+            self.cut_field(&redacted)
         };
         // Most messages need no change: keep the string already allocated by the parser.
         let redacted = match redact(&raw_message, &mut self.counts) {
@@ -212,6 +209,16 @@ impl<'a> Preparer<'a> {
             service,
             message,
         })
+    }
+
+    /// Cuts a level or service name to `max_field_bytes`, tallying what was removed: a cut field
+    /// is visible in the result (as a level, a listed service or an event) unless something else
+    /// was dropped already, so the tally never makes `truncated` claim a removal that did not
+    /// happen.
+    fn cut_field(&mut self, value: &str) -> String {
+        let (kept, cut) = redacted_prefix_within(value, self.limits.max_field_bytes);
+        self.field_cut += cut as u64;
+        kept.to_owned()
     }
 }
 
@@ -281,6 +288,7 @@ impl<'a> LogsProjector<'a> {
     pub fn absorb(&mut self, other: Preparer<'_>, seen: u64) {
         self.prep.counts.merge(&other.counts);
         self.prep.skipped += other.skipped;
+        self.prep.field_cut += other.field_cut;
         self.seen = seen;
     }
 
@@ -460,6 +468,7 @@ impl<'a> LogsProjector<'a> {
             });
         }
 
+        tally("field", 0, self.prep.field_cut);
         let seen = self.seen;
         let match_count = summary.total.unwrap_or(0).max(seen);
         tally("entries", match_count - seen, 0);
@@ -694,6 +703,25 @@ mod tests {
         assert_eq!(p.truncation["entries"].items, 49);
     }
 
+    /// Fuzz find (`fixtures/fuzz/legacy_logs/`): a level or service longer than
+    /// `max_field_bytes` was cut without a tally, so `truncated` said `false` while the bound had
+    /// removed bytes.
+    #[test]
+    fn long_level_or_service_cut_by_max_field_bytes_is_truncation() {
+        let long = "x".repeat(70);
+        for (level, service) in [(long.as_str(), "a"), ("INFO", long.as_str())] {
+            let p = project(
+                vec![entry("2026-11-29 09:00:00", level, service, "8")],
+                LogsLimits::default(),
+                None,
+            );
+            assert!(p.result.truncated, "level {level:?} service {service:?}");
+            assert_eq!(p.truncation["field"], Dropped { items: 0, bytes: 6 });
+            let event = &p.result.timeline[0];
+            assert_eq!(event.level.len().max(event.service.len()), 64);
+        }
+    }
+
     #[test]
     fn unusable_entries_are_skipped_not_truncated() {
         let mut bad = entry("not a time", "INFO", "a", "x");
@@ -712,9 +740,9 @@ mod tests {
     #[test]
     fn levels_normalize() {
         let mut c = RedactionCounts::default();
-        assert_eq!(normalize_level(Some("warning"), 64, &mut c), "WARN");
-        assert_eq!(normalize_level(Some(" Err "), 64, &mut c), "ERROR");
-        assert_eq!(normalize_level(None, 64, &mut c), "UNKNOWN");
-        assert_eq!(normalize_level(Some("audit"), 64, &mut c), "AUDIT");
+        assert_eq!(normalize_level(Some("warning"), &mut c), "WARN");
+        assert_eq!(normalize_level(Some(" Err "), &mut c), "ERROR");
+        assert_eq!(normalize_level(None, &mut c), "UNKNOWN");
+        assert_eq!(normalize_level(Some("audit"), &mut c), "AUDIT");
     }
 }

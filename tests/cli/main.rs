@@ -4,6 +4,7 @@ mod boundary;
 mod check;
 mod common;
 mod docs;
+mod fuzz_regressions;
 mod hostile;
 mod ledger;
 mod logs;
