@@ -25,8 +25,8 @@ for n in 100 1000000 4000000; do
   [ -s "$dir/mock-$n.json" ] || target/release/examples/gen_mock_logs "$n" > "$dir/mock-$n.json"
 done
 
-peak_kb() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1; }
-logs() { "$bin" logs --context "$ctx" --call-id bench --topic application-logs --query payment "$1"; }
+peak_kb() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -n 1; }
+logs=("$bin" logs --context "$ctx" --call-id bench --topic application-logs --query payment)
 
 echo "== large response (1M entries, $(du -h "$dir/mock-1000000.json" | cut -f1))"
 hyperfine --warmup 1 --runs 5 --export-json "$dir/large.json" \
@@ -37,8 +37,8 @@ import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 print(f"ratio aciproj/floor: {r[1]['mean'] / r[0]['mean']:.2f}x  (target <= 4x)")
 PY
-echo "peak RSS 1M entries: $(peak_kb logs "$dir/mock-1000000.json") KB"
-echo "peak RSS 4M entries: $(peak_kb logs "$dir/mock-4000000.json") KB  (target: <= 64 MiB, not above 1M)"
+echo "peak RSS 1M entries: $(peak_kb "${logs[@]}" "$dir/mock-1000000.json") KB"
+echo "peak RSS 4M entries: $(peak_kb "${logs[@]}" "$dir/mock-4000000.json") KB  (target: <= 64 MiB, not above 1M)"
 
 echo "== typical call (100 entries)"
 hyperfine -N --warmup 20 --runs 200 --export-json "$dir/typical.json" \

@@ -31,25 +31,99 @@ pub struct PatternLine {
     pub first_line: u64,
 }
 
+/// Lines handed from the reading thread to the mining thread at a time.
+const BATCH: usize = 1024;
+
+/// A batch of lines: as read, or already redacted by the reading thread.
+enum Batch {
+    Raw(Vec<String>),
+    Redacted(Vec<String>),
+}
+
 /// Reads lines (invalid UTF-8 is replaced, `\r\n` and `\n` both end a line) and folds them.
+///
+/// The reading thread hands batches to a mining thread, which redacts and folds them in order;
+/// when the miner falls behind, the reader redacts a batch itself before handing it over, so
+/// the work is shared across two cores. Lines reach the miner in input order either way, so the
+/// result does not depend on who redacted what.
 pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
-    let mut reader = BufReader::with_capacity(256 * 1024, input);
-    let mut miner = TemplateMiner::new();
-    let mut assignments = Vec::new();
-    let mut counts = RedactionCounts::default();
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
-            break;
+    use std::sync::mpsc::TrySendError;
+
+    fn redact_owned(line: String, counts: &mut RedactionCounts) -> String {
+        match redact(&line, counts) {
+            std::borrow::Cow::Owned(changed) => changed,
+            std::borrow::Cow::Borrowed(_) => line,
         }
-        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let text = String::from_utf8_lossy(line);
-        let redacted = redact(&text, &mut counts);
-        assignments.push(miner.insert(&redacted));
     }
-    Ok(Folded { miner, assignments })
+
+    let mut reader = BufReader::with_capacity(256 * 1024, input);
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(2);
+        let miner = scope.spawn(move || {
+            let mut miner = TemplateMiner::new();
+            let mut assignments = Vec::new();
+            let mut counts = RedactionCounts::default();
+            for batch in rx {
+                let (lines, raw) = match batch {
+                    Batch::Raw(lines) => (lines, true),
+                    Batch::Redacted(lines) => (lines, false),
+                };
+                for line in lines {
+                    let line = if raw {
+                        redact_owned(line, &mut counts)
+                    } else {
+                        line
+                    };
+                    assignments.push(miner.insert(&line));
+                }
+            }
+            Folded { miner, assignments }
+        });
+        let mut counts = RedactionCounts::default();
+        let mut batch = Vec::with_capacity(BATCH);
+        let mut buf = Vec::new();
+        let mut read_error = None;
+        loop {
+            buf.clear();
+            match reader.read_until(b'\n', &mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    read_error = Some(e);
+                    break;
+                }
+            }
+            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            batch.push(String::from_utf8_lossy(line).into_owned());
+            if batch.len() < BATCH {
+                continue;
+            }
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+            match tx.try_send(Batch::Raw(full)) {
+                Ok(()) | Err(TrySendError::Disconnected(_)) => {}
+                Err(TrySendError::Full(Batch::Raw(lines))) => {
+                    let redacted = lines
+                        .into_iter()
+                        .map(|l| redact_owned(l, &mut counts))
+                        .collect();
+                    let _ = tx.send(Batch::Redacted(redacted));
+                }
+                Err(TrySendError::Full(other)) => {
+                    let _ = tx.send(other);
+                }
+            }
+        }
+        let _ = tx.send(Batch::Raw(batch));
+        drop(tx);
+        let folded = miner
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        match read_error {
+            Some(e) => Err(e),
+            None => Ok(folded),
+        }
+    })
 }
 
 impl Folded {
@@ -123,6 +197,32 @@ mod tests {
         folded.write_assignments(&mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(text.lines().count(), 6, "one line per input line");
+    }
+
+    #[test]
+    fn many_batches_fold_as_one_thread_would() {
+        // Enough lines for several batches, so both threads redact some.
+        let lines: Vec<String> = (0..5 * BATCH + 7)
+            .map(|i| {
+                format!(
+                    "conn {i} from 10.0.{}.{} password=p{i} took {}ms",
+                    i % 200,
+                    i % 250,
+                    i % 97
+                )
+            })
+            .collect();
+        let text = lines.join("\n");
+        let folded = fold_lines(text.as_bytes()).unwrap();
+        let mut miner = TemplateMiner::new();
+        let mut counts = RedactionCounts::default();
+        let expected: Vec<_> = lines
+            .iter()
+            .map(|l| miner.insert(&redact(l, &mut counts)))
+            .collect();
+        assert_eq!(folded.assignments, expected);
+        assert_eq!(folded.summary().len(), 1);
+        assert!(!folded.summary()[0].pattern.contains("10.0."));
     }
 
     #[test]
