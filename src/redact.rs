@@ -711,17 +711,17 @@ fn python_exception_line(stack: &str) -> Option<&str> {
 
 static SQL_START_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)(?-u:\b)(?:",
-        r"select[ \t\r\n]+(?:distinct[ \t]+)?",
-        r"[^ \t\r\n,]+(?:[ \t]+as[ \t]+[^ \t\r\n,]+)?",
-        r"(?:[ \t]*,[ \t\r\n]*[^ \t\r\n,]+(?:[ \t]+as[ \t]+[^ \t\r\n,]+)?)*",
-        r"[ \t\r\n]+from",
-        r"|insert[ \t]+(?:ignore[ \t]+)?into",
-        r"|update[ \t]+[A-Za-z0-9_.`\x22]+[ \t]+set",
-        r"|delete[ \t]+from",
-        r"|replace[ \t]+into",
-        r"|merge[ \t]+into",
-        r"|upsert[ \t]+into",
+        // Case-insensitive ASCII keywords only (`(?i-u:…)`): case-folding the whole pattern
+        // would fold its Unicode negated classes too, a large cost at compile time for nothing.
+        r"(?-u:\b)(?:",
+        r"(?i-u:select)[ \t\r\n]+(?:(?i-u:distinct)[ \t]+)?",
+        r"[^ \t\r\n,]+(?:[ \t]+(?i-u:as)[ \t]+[^ \t\r\n,]+)?",
+        r"(?:[ \t]*,[ \t\r\n]*[^ \t\r\n,]+(?:[ \t]+(?i-u:as)[ \t]+[^ \t\r\n,]+)?)*",
+        r"[ \t\r\n]+(?i-u:from)",
+        r"|(?i-u:insert)[ \t]+(?:(?i-u:ignore)[ \t]+)?(?i-u:into)",
+        r"|(?i-u:update)[ \t]+[A-Za-z0-9_.`\x22]+[ \t]+(?i-u:set)",
+        r"|(?i-u:delete)[ \t]+(?i-u:from)",
+        r"|(?i-u:replace|merge|upsert)[ \t]+(?i-u:into)",
         r")(?-u:\b)",
     ))
     .expect("constant regex")
@@ -881,7 +881,7 @@ fn quoted_end(b: &[u8], open: usize, q: u8) -> usize {
 }
 
 static DUPLICATE_ENTRY_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)duplicate entry ('(?:[^'\\]|\\.)*'?)").expect("constant regex")
+    Regex::new(r"(?i-u:duplicate entry) ('(?:[^'\\]|\\.)*'?)").expect("constant regex")
 });
 
 static PG_KEY_RE: LazyLock<Regex> = LazyLock::new(|| {
@@ -1620,7 +1620,8 @@ fn pass_email(s: &str, c: &mut RedactionCounts) -> Option<String> {
 
 static HOST_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.",
+        // ASCII only (`-u`): host names are ASCII, and Unicode case folding would add `ſ`, `K`.
+        r"(?i-u)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.",
         r"(?:internal|intranet|intra|localdomain|local|lan|corp|svc|consul|com|net|org|io|cn|",
         r"cloud|edu|gov|arpa|jp|uk|hk|sg|tw|de|ru|xyz|top|tech|info|biz|ai|co)",
     ))
