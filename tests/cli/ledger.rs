@@ -14,6 +14,14 @@ fn records(ctx: &TempContext) -> Vec<Value> {
         .collect()
 }
 
+/// Makes one call that the boundary must admit (exit 0).
+fn admit(ctx: &TempContext, call_id: &str, query: &str) {
+    let ran = Aci::rag(&ctx.path, call_id, query)
+        .response("rag/duplicates.json")
+        .run();
+    assert_eq!(ran.code, 0, "{call_id}: {}", ran.stdout);
+}
+
 /// Starts `n` real processes at once, each calling `rag` with the given call id, and returns
 /// their exit codes.
 fn race(ctx: &TempContext, n: usize, call_id: impl Fn(usize) -> String) -> Vec<i32> {
@@ -85,20 +93,8 @@ fn concurrent_calls_never_exceed_the_observation_budget() {
 #[test]
 fn torn_last_line_is_ignored_and_the_run_continues() {
     let ctx = context_with(json!({"ledger": "l.jsonl"}));
-    assert_eq!(
-        Aci::rag(&ctx.path, "call_1", "a")
-            .response("rag/duplicates.json")
-            .run()
-            .code,
-        0
-    );
-    assert_eq!(
-        Aci::rag(&ctx.path, "call_2", "b")
-            .response("rag/duplicates.json")
-            .run()
-            .code,
-        0
-    );
+    admit(&ctx, "call_1", "a");
+    admit(&ctx, "call_2", "b");
     let path = ctx.dir.path().join("l.jsonl");
     let whole = std::fs::read(&path).unwrap();
     // A crash in the middle of writing the second record.
@@ -112,13 +108,7 @@ fn torn_last_line_is_ignored_and_the_run_continues() {
             .error_code(),
         "DUPLICATE_TOOL_CALL"
     );
-    assert_eq!(
-        Aci::rag(&ctx.path, "call_3", "c")
-            .response("rag/duplicates.json")
-            .run()
-            .code,
-        0
-    );
+    admit(&ctx, "call_3", "c");
     let ids: Vec<_> = records(&ctx)
         .iter()
         .map(|r| r["tool_call_id"].as_str().unwrap().to_owned())
@@ -133,13 +123,7 @@ fn torn_last_line_is_ignored_and_the_run_continues() {
 #[test]
 fn damaged_middle_line_is_an_input_error_naming_it() {
     let ctx = context_with(json!({"ledger": "l.jsonl"}));
-    assert_eq!(
-        Aci::rag(&ctx.path, "call_1", "a")
-            .response("rag/duplicates.json")
-            .run()
-            .code,
-        0
-    );
+    admit(&ctx, "call_1", "a");
     let path = ctx.dir.path().join("l.jsonl");
     let good = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("{good}{{garbage\n{good}")).unwrap();
@@ -165,13 +149,7 @@ fn damaged_middle_line_is_an_input_error_naming_it() {
 #[test]
 fn rejected_calls_leave_the_ledger_byte_identical() {
     let ctx = context_with(json!({"ledger": "l.jsonl", "budget": {"max_tool_calls": 1}}));
-    assert_eq!(
-        Aci::rag(&ctx.path, "call_1", "a")
-            .response("rag/duplicates.json")
-            .run()
-            .code,
-        0
-    );
+    admit(&ctx, "call_1", "a");
     let path = ctx.dir.path().join("l.jsonl");
     let before = std::fs::read(&path).unwrap();
     for (id, query) in [("call_1", "a"), ("call_2", "b"), ("call_3", " ")] {
