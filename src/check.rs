@@ -153,7 +153,7 @@ pub struct CaseRun {
 /// Reads and parses a case file.
 pub fn load_case(path: &Path) -> Result<Case, CaseError> {
     let bytes = read_capped(path)?;
-    crate::context::parse_strict::<Case>(&bytes, "case")
+    crate::context::parse_strict::<Case>(&bytes, crate::context::Document::Other)
         .map_err(|e| CaseError::Invalid(e.message().to_owned()))
 }
 

@@ -286,7 +286,7 @@ impl RunContext {
 
     /// Parses and validates a context; a relative `ledger` is resolved against `base_dir`.
     pub fn from_slice(bytes: &[u8], base_dir: &Path) -> Result<Self, ToolError> {
-        let file = parse_strict::<RunContextFile>(bytes, "run context")?;
+        let file = parse_strict::<RunContextFile>(bytes, Document::RunContext)?;
         Self::from_file(file, base_dir)
     }
 
@@ -474,64 +474,65 @@ pub fn has_control(s: &str) -> bool {
     s.chars().any(char::is_control)
 }
 
+/// The kinds of document [`parse_strict`] reads, for its error messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Document {
+    /// The run context (`--context`): its messages say so.
+    RunContext,
+    /// A fixture case or an incident line: messages name the field only.
+    Other,
+}
+
+impl Document {
+    fn prefix(self) -> &'static str {
+        match self {
+            Document::RunContext => "run context: ",
+            Document::Other => "",
+        }
+    }
+
+    fn not_json(self) -> &'static str {
+        match self {
+            Document::RunContext => "run context is not valid JSON (line {}, column {})",
+            Document::Other => "document is not valid JSON (line {}, column {})",
+        }
+    }
+}
+
 /// Deserializes a whole JSON document into `T`, turning serde's messages (which quote values)
-/// into safe ones that name at most a field path. `what` names the document in the message.
+/// into safe ones that name at most a field path.
 pub(crate) fn parse_strict<T: serde::de::DeserializeOwned>(
     bytes: &[u8],
-    what: &'static str,
+    doc: Document,
 ) -> Result<T, ToolError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize::<_, T>(&mut de)
-        .map_err(|e| describe_json_error(what, e.path().to_string(), e.inner()))?;
+        .map_err(|e| describe_json_error(doc, e.path().to_string(), e.inner()))?;
     de.end()
-        .map_err(|e| describe_json_error(what, String::new(), &e))?;
+        .map_err(|e| describe_json_error(doc, String::new(), &e))?;
     Ok(value)
 }
 
-fn describe_json_error(what: &'static str, path: String, inner: &serde_json::Error) -> ToolError {
+fn describe_json_error(doc: Document, path: String, inner: &serde_json::Error) -> ToolError {
     use serde_json::error::Category;
     let code = ErrorCode::InvalidContext;
     let message = inner.to_string();
-    let template: &'static str = match inner.classify() {
+    let (template, name): (&'static str, String) = match inner.classify() {
         Category::Io | Category::Syntax | Category::Eof => {
-            let t: &'static str = match what {
-                "run context" => "run context is not valid JSON (line {}, column {})",
-                _ => "document is not valid JSON (line {}, column {})",
-            };
-            return ToolError::numbered(code, t, &[inner.line() as u64, inner.column() as u64]);
+            let at = [inner.line() as u64, inner.column() as u64];
+            return ToolError::numbered(code, doc.not_json(), &at);
         }
-        Category::Data if message.starts_with("unknown field") => {
-            return ToolError::naming(code, context_template(what, "unknown field {}"), &path);
-        }
-        Category::Data if message.starts_with("missing field") => {
-            let name = join_path(&path, backticked(&message));
-            return ToolError::naming(
-                code,
-                context_template(what, "missing required field {}"),
-                &name,
-            );
-        }
+        Category::Data if message.starts_with("unknown field") => ("unknown field {}", path),
+        Category::Data if message.starts_with("missing field") => (
+            "missing required field {}",
+            join_path(&path, backticked(&message)),
+        ),
         Category::Data if message.starts_with("duplicate field") => {
-            let name = join_path(&path, backticked(&message));
-            return ToolError::naming(code, context_template(what, "duplicate field {}"), &name);
+            ("duplicate field {}", join_path(&path, backticked(&message)))
         }
-        Category::Data => context_template(what, "invalid value at {}"),
+        Category::Data => ("invalid value at {}", path),
     };
-    ToolError::naming(code, template, &path)
-}
-
-fn context_template(what: &'static str, t: &'static str) -> &'static str {
-    // Fixed templates per document kind, so every message stays a literal.
-    match (what, t) {
-        ("run context", "unknown field {}") => "run context: unknown field {}",
-        ("run context", "missing required field {}") => "run context: missing required field {}",
-        ("run context", "duplicate field {}") => "run context: duplicate field {}",
-        ("run context", _) => "run context: invalid value at {}",
-        (_, "unknown field {}") => "unknown field {}",
-        (_, "missing required field {}") => "missing required field {}",
-        (_, "duplicate field {}") => "duplicate field {}",
-        _ => "invalid value at {}",
-    }
+    ToolError::naming(code, template, &name).with_prefix(doc.prefix())
 }
 
 fn backticked(message: &str) -> &str {

@@ -151,6 +151,14 @@ impl ToolError {
         Self::bounded(code, message)
     }
 
+    /// The same error with a fixed prefix (a document's name) before its message.
+    pub fn with_prefix(self, prefix: &'static str) -> Self {
+        if prefix.is_empty() {
+            return self;
+        }
+        Self::bounded(self.code, format!("{prefix}{}", self.message))
+    }
+
     fn bounded(code: ErrorCode, message: String) -> Self {
         let cut = crate::bounds::prefix_within(&message, MAX_MESSAGE_BYTES)
             .0

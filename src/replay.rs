@@ -128,8 +128,9 @@ impl Incident {
                 line: index + 1,
                 message,
             };
-            let call = crate::context::parse_strict::<IncidentCall>(line, "incident call")
-                .map_err(|e| invalid(e.message().to_owned()))?;
+            let call =
+                crate::context::parse_strict::<IncidentCall>(line, crate::context::Document::Other)
+                    .map_err(|e| invalid(e.message().to_owned()))?;
             if call.response.is_some() == call.response_file.is_some() {
                 return Err(invalid(
                     "give exactly one of `response` and `response_file`".into(),
