@@ -40,24 +40,35 @@ fn severity(level: &str) -> u8 {
     }
 }
 
+/// A level: one of the static names for the usual spellings (no allocation per entry on the hot
+/// path), or a redacted, upper-cased copy of anything else.
+type Level = Cow<'static, str>;
+
+/// The usual spellings of each level, matched without regard to ASCII case.
+const LEVEL_NAMES: [(&str, &[&str]); 5] = [
+    (
+        "FATAL",
+        &["FATAL", "CRITICAL", "CRIT", "PANIC", "EMERG", "ALERT"],
+    ),
+    ("ERROR", &["ERROR", "ERR", "SEVERE"]),
+    ("WARN", &["WARN", "WARNING"]),
+    ("INFO", &["INFO", "NOTICE", "INFORMATION"]),
+    ("DEBUG", &["DEBUG", "TRACE", "FINE", "VERBOSE"]),
+];
+
 /// Normalizes a legacy level to FATAL, ERROR, WARN, INFO or DEBUG when it is one of their usual
 /// spellings; anything else is redacted and kept, upper-cased.
-fn normalize_level(raw: Option<&str>, counts: &mut RedactionCounts) -> String {
+fn normalize_level(raw: Option<&str>, counts: &mut RedactionCounts) -> Level {
     let raw = raw.unwrap_or("").trim();
-    let upper = raw.to_uppercase();
-    let known = match upper.as_str() {
-        "FATAL" | "CRITICAL" | "CRIT" | "PANIC" | "EMERG" | "ALERT" => "FATAL",
-        "ERROR" | "ERR" | "SEVERE" => "ERROR",
-        "WARN" | "WARNING" => "WARN",
-        "INFO" | "NOTICE" | "INFORMATION" => "INFO",
-        "DEBUG" | "TRACE" | "FINE" | "VERBOSE" => "DEBUG",
-        "" => "UNKNOWN",
-        _ => "",
-    };
-    if !known.is_empty() {
-        return known.to_owned();
+    if raw.is_empty() {
+        return Cow::Borrowed("UNKNOWN");
     }
-    redact(&upper, counts).into_owned()
+    for (name, spellings) in LEVEL_NAMES {
+        if spellings.iter().any(|s| s.eq_ignore_ascii_case(raw)) {
+            return Cow::Borrowed(name);
+        }
+    }
+    Cow::Owned(redact(&raw.to_uppercase(), counts).into_owned())
 }
 
 /// Parses a legacy timestamp: RFC 3339, `yyyy-MM-dd HH:mm:ss[.fff]` in the run's zone, or epoch
@@ -94,7 +105,7 @@ struct Event {
     timestamp: Timestamp,
     index: u64,
     severity: u8,
-    level: String,
+    level: Level,
     service: String,
     message: String,
     /// Bytes cut from the redacted message by `max_message_bytes`.
@@ -130,7 +141,7 @@ impl Ord for Candidate {
 
 #[derive(Debug)]
 struct Group {
-    level: String,
+    level: Level,
     pattern: PatternId,
     count: u64,
     first_index: u64,
@@ -148,7 +159,7 @@ struct Group {
 pub struct Prepared {
     timestamp: Timestamp,
     index: u64,
-    level: String,
+    level: Level,
     service: String,
     /// The whole redacted message (templates are mined from it before any cut).
     message: String,
@@ -189,8 +200,10 @@ impl<'a> Preparer<'a> {
             self.skipped += 1;
             return None;
         }
-        let level = normalize_level(entry.level.as_deref(), &mut self.counts);
-        let level = self.cut_field(&level);
+        let level = match normalize_level(entry.level.as_deref(), &mut self.counts) {
+            Cow::Owned(other) => Cow::Owned(self.cut_field(&other)),
+            known => known,
+        };
         let service = {
             let raw = entry.service.unwrap_or_default();
             let redacted = redact(raw.trim(), &mut self.counts);
@@ -231,7 +244,7 @@ pub struct LogsProjector<'a> {
     tz: &'a TimeZone,
     miner: TemplateMiner,
     groups: Vec<Group>,
-    index: HashMap<(String, PatternId), usize>,
+    index: HashMap<(Level, PatternId), usize>,
     heap: BinaryHeap<Candidate>,
     heap_cap: usize,
 }
@@ -311,14 +324,20 @@ impl<'a> LogsProjector<'a> {
             message,
         } = prepared;
         let pattern = self.miner.insert(&message);
-        let (kept, message_cut) = redacted_prefix_within(&message, self.limits.max_message_bytes);
+        // The template was mined from the whole message; only the cut stays (cut in place).
+        let mut message = message;
+        let kept = redacted_prefix_within(&message, self.limits.max_message_bytes)
+            .0
+            .len();
+        let message_cut = message.len() - kept;
+        message.truncate(kept);
         let event = Event {
             timestamp,
             index,
             severity: severity(&level),
             level,
             service,
-            message: kept.to_owned(),
+            message,
             message_cut,
         };
 
@@ -399,7 +418,7 @@ impl<'a> LogsProjector<'a> {
 
         // Groups whose templates converged to the same text are one pattern.
         let mut merged: Vec<Group> = Vec::new();
-        let mut by_text: HashMap<(String, String), usize> = HashMap::new();
+        let mut by_text: HashMap<(Level, String), usize> = HashMap::new();
         let mut texts: Vec<String> = Vec::new();
         for group in self.groups {
             let text = self.miner.template(group.pattern).to_owned();
@@ -460,7 +479,7 @@ impl<'a> LogsProjector<'a> {
             }
             patterns.push(LogPattern {
                 pattern: text.to_owned(),
-                level: g.level.clone(),
+                level: g.level.to_string(),
                 count: g.count,
                 services: g.services.clone(),
                 first_seen: format_stamp(g.first_seen, self.tz),
@@ -537,7 +556,7 @@ fn fit_total(
             .into_iter()
             .map(|e| TimelineEvent {
                 timestamp: format_stamp(e.timestamp, tz),
-                level: e.level.clone(),
+                level: e.level.to_string(),
                 service: e.service.clone(),
                 message: e.message.clone(),
             })
