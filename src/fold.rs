@@ -34,20 +34,12 @@ pub struct PatternLine {
 /// Lines handed from the reading thread to the mining thread at a time.
 const BATCH: usize = 1024;
 
-/// A batch of lines: as read, or already redacted by the reading thread.
-enum Batch {
-    Raw(Vec<String>),
-    Redacted(Vec<String>),
-}
-
 /// Reads lines (invalid UTF-8 is replaced, `\r\n` and `\n` both end a line) and folds them.
 ///
-/// The reading thread hands batches to a mining thread, which redacts and folds them in order;
-/// when the miner falls behind, the reader redacts a batch itself before handing it over, so
-/// the work is shared across two cores. Lines reach the miner in input order either way, so the
-/// result does not depend on who redacted what.
+/// Redaction is shared between the reading and the mining thread ([`crate::pipeline`]); lines
+/// reach the miner in input order either way, so the result does not depend on who redacted what.
 pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
-    use std::sync::mpsc::TrySendError;
+    use crate::pipeline::{Batch, share};
 
     fn redact_owned(line: String, counts: &mut RedactionCounts) -> String {
         match redact(&line, counts) {
@@ -57,73 +49,41 @@ pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
     }
 
     let mut reader = BufReader::with_capacity(256 * 1024, input);
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(2);
-        let miner = scope.spawn(move || {
-            let mut miner = TemplateMiner::new();
-            let mut assignments = Vec::new();
-            let mut counts = RedactionCounts::default();
-            for batch in rx {
-                let (lines, raw) = match batch {
-                    Batch::Raw(lines) => (lines, true),
-                    Batch::Redacted(lines) => (lines, false),
+    let mut counts = RedactionCounts::default();
+    let start = (TemplateMiner::new(), Vec::new(), RedactionCounts::default());
+    let (read, (miner, assignments, _)) = share(
+        BATCH,
+        start,
+        |sink| -> std::io::Result<()> {
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                if reader.read_until(b'\n', &mut buf)? == 0 {
+                    return Ok(());
+                }
+                let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                sink(String::from_utf8_lossy(line).into_owned());
+            }
+        },
+        |line| Some(redact_owned(line, &mut counts)),
+        |(miner, assignments, counts): &mut (TemplateMiner, Vec<PatternId>, RedactionCounts),
+         batch| {
+            let (lines, raw) = match batch {
+                Batch::Raw(lines) => (lines, true),
+                Batch::Prepared(lines) => (lines, false),
+            };
+            for line in lines {
+                let line = if raw {
+                    redact_owned(line, counts)
+                } else {
+                    line
                 };
-                for line in lines {
-                    let line = if raw {
-                        redact_owned(line, &mut counts)
-                    } else {
-                        line
-                    };
-                    assignments.push(miner.insert(&line));
-                }
+                assignments.push(miner.insert(&line));
             }
-            Folded { miner, assignments }
-        });
-        let mut counts = RedactionCounts::default();
-        let mut batch = Vec::with_capacity(BATCH);
-        let mut buf = Vec::new();
-        let mut read_error = None;
-        loop {
-            buf.clear();
-            match reader.read_until(b'\n', &mut buf) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) => {
-                    read_error = Some(e);
-                    break;
-                }
-            }
-            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            batch.push(String::from_utf8_lossy(line).into_owned());
-            if batch.len() < BATCH {
-                continue;
-            }
-            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-            match tx.try_send(Batch::Raw(full)) {
-                Ok(()) | Err(TrySendError::Disconnected(_)) => {}
-                Err(TrySendError::Full(Batch::Raw(lines))) => {
-                    let redacted = lines
-                        .into_iter()
-                        .map(|l| redact_owned(l, &mut counts))
-                        .collect();
-                    let _ = tx.send(Batch::Redacted(redacted));
-                }
-                Err(TrySendError::Full(other)) => {
-                    let _ = tx.send(other);
-                }
-            }
-        }
-        let _ = tx.send(Batch::Raw(batch));
-        drop(tx);
-        let folded = miner
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        match read_error {
-            Some(e) => Err(e),
-            None => Ok(folded),
-        }
-    })
+        },
+    );
+    read.map(|()| Folded { miner, assignments })
 }
 
 impl Folded {

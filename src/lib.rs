@@ -39,6 +39,7 @@ pub mod error;
 pub mod fold;
 pub mod legacy;
 pub mod patterns;
+mod pipeline;
 pub mod project;
 pub mod redact;
 pub mod render;

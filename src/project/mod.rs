@@ -80,11 +80,10 @@ pub(crate) fn logs_projection<R: std::io::Read>(
 /// Entries handed from the parser to the projector at a time.
 const BATCH: usize = 512;
 
-/// Parses on this thread and prepares (redacts) and folds on a second one once the response holds
-/// more than one batch; when the second thread falls behind, this one prepares batches too, so
-/// the work is shared across two cores. Batches travel through a bounded FIFO
-/// channel: the projector sees entries in input order (the output is the same bytes as a single
-/// thread would give) and memory stays bounded. Small responses never start a thread.
+/// Parses on this thread; prepares (times, levels, redaction) and folds on a second one once the
+/// response holds more than one batch, the reader preparing too when the worker is behind
+/// ([`crate::pipeline`]). Entry indexes are assigned while reading and the tallies add up, so
+/// the output does not depend on which thread prepared what.
 fn stream<'a, R: std::io::Read>(
     reader: R,
     projector: logs::LogsProjector<'a>,
@@ -92,92 +91,33 @@ fn stream<'a, R: std::io::Read>(
     (crate::legacy::logs::LogsSummary, logs::LogsProjector<'a>),
     crate::legacy::logs::ReadFailure,
 > {
-    use crate::legacy::logs::LogEntry;
-    use std::sync::mpsc::TrySendError;
-
-    /// Entries as read, or already prepared by the reading thread.
-    enum Batch {
-        Raw(Vec<(u64, LogEntry)>),
-        Prepared(Vec<logs::Prepared>),
-    }
-
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(2);
-        let mut rx = Some(rx);
-        let mut idle = Some(projector);
-        let mut worker = None;
-        let mut seen = 0u64;
-        // What the reading thread prepares itself, with its own tallies.
-        let mut prep: Option<logs::Preparer<'a>> = None;
-        let mut batch: Vec<(u64, LogEntry)> = Vec::with_capacity(BATCH);
-        let read = crate::legacy::logs::read(reader, &mut |entry| {
-            batch.push((seen, entry));
-            seen += 1;
-            if batch.len() < BATCH {
-                return;
-            }
-            if let (Some(mut p), Some(rx)) = (idle.take(), rx.take()) {
-                prep = Some(logs::Preparer::new(p.limits(), p.time_zone()));
-                worker = Some(scope.spawn(move || {
-                    for batch in rx {
-                        match batch {
-                            Batch::Raw(entries) => {
-                                for (i, e) in entries {
-                                    if let Some(prepared) = p.prepare(i, e) {
-                                        p.fold(prepared);
-                                    }
-                                }
-                            }
-                            Batch::Prepared(entries) => entries.into_iter().for_each(|e| p.fold(e)),
-                        }
-                    }
-                    p
-                }));
-            }
-            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-            // Balance the work: while the worker keeps up it gets raw entries; when it is
-            // behind, this thread prepares (redacts) the batch itself before handing it over.
-            // A send fails only when the worker is gone (it panicked): join reports that.
-            match tx.try_send(Batch::Raw(full)) {
-                Ok(()) | Err(TrySendError::Disconnected(_)) => {}
-                Err(TrySendError::Full(Batch::Raw(entries))) => {
-                    let prepared = match prep.as_mut() {
-                        Some(prep) => entries
-                            .into_iter()
-                            .filter_map(|(i, e)| prep.prepare(i, e))
-                            .collect(),
-                        None => Vec::new(),
-                    };
-                    let _ = tx.send(Batch::Prepared(prepared));
-                }
-                Err(TrySendError::Full(prepared)) => {
-                    let _ = tx.send(prepared);
-                }
-            }
-        });
-        let mut projector = match (idle, worker) {
-            (Some(mut p), _) => {
-                for (i, e) in batch {
+    use crate::pipeline::{Batch, share};
+    let mut prep = logs::Preparer::new(projector.limits(), projector.time_zone());
+    let ((read, seen), mut projector) = share(
+        BATCH,
+        projector,
+        |sink| {
+            let mut seen = 0u64;
+            let read = crate::legacy::logs::read(reader, &mut |entry| {
+                sink((seen, entry));
+                seen += 1;
+            });
+            (read, seen)
+        },
+        |(i, e)| prep.prepare(i, e),
+        |p: &mut logs::LogsProjector<'a>, batch| match batch {
+            Batch::Raw(entries) => {
+                for (i, e) in entries {
                     if let Some(prepared) = p.prepare(i, e) {
                         p.fold(prepared);
                     }
                 }
-                p
             }
-            (None, Some(handle)) => {
-                let _ = tx.send(Batch::Raw(batch));
-                drop(tx);
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            }
-            (None, None) => unreachable!("the projector is either idle or owned by the worker"),
-        };
-        let prep =
-            prep.unwrap_or_else(|| logs::Preparer::new(projector.limits(), projector.time_zone()));
-        projector.absorb(prep, seen);
-        read.map(|summary| (summary, projector))
-    })
+            Batch::Prepared(entries) => entries.into_iter().for_each(|e| p.fold(e)),
+        },
+    );
+    projector.absorb(prep, seen);
+    read.map(|summary| (summary, projector))
 }
 
 #[cfg(test)]

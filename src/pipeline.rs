@@ -1,0 +1,113 @@
+//! Sharing per-item work between two cores, in order.
+//!
+//! Both the log projection and `aciproj patterns` read items on one thread, *prepare* each one
+//! (parse its time, redact it) and *fold* it into order-sensitive state (templates, groups). The
+//! fold must see items in input order; preparing does not care where it runs. So the reading
+//! thread batches items and hands them to a worker that owns the state, through a bounded FIFO
+//! channel. While the worker keeps up it gets raw batches and prepares them itself; when the
+//! channel is full, the reader prepares the batch before handing it over. The work spreads over
+//! both cores, the fold still sees every item in input order, and memory stays bounded. An
+//! input smaller than one batch never starts a thread.
+
+use std::sync::mpsc::TrySendError;
+
+/// Items as read, or already prepared by the reading thread.
+pub(crate) enum Batch<R, P> {
+    /// Still to be prepared, by the worker.
+    Raw(Vec<R>),
+    /// Prepared by the reader.
+    Prepared(Vec<P>),
+}
+
+/// Runs `read`, which hands every item it reads to the callback it is given, on this thread, and
+/// `consume` (which prepares raw batches and folds) on a worker that owns `state`. `prepare_here`
+/// is the reader's own preparer, used when the worker is behind. Returns what `read` returned and
+/// the state after every item was folded.
+pub(crate) fn share<R, P, S, E>(
+    batch_size: usize,
+    state: S,
+    read: impl FnOnce(&mut dyn FnMut(R)) -> E,
+    mut prepare_here: impl FnMut(R) -> Option<P>,
+    consume: impl Fn(&mut S, Batch<R, P>) + Sync,
+) -> (E, S)
+where
+    R: Send,
+    P: Send,
+    S: Send,
+{
+    let consume = &consume;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch<R, P>>(2);
+        let mut rx = Some(rx);
+        let mut idle = Some(state);
+        let mut worker = None;
+        let mut batch: Vec<R> = Vec::with_capacity(batch_size);
+        let read = read(&mut |item| {
+            batch.push(item);
+            if batch.len() < batch_size {
+                return;
+            }
+            if let (Some(mut s), Some(rx)) = (idle.take(), rx.take()) {
+                worker = Some(scope.spawn(move || {
+                    for b in rx {
+                        consume(&mut s, b);
+                    }
+                    s
+                }));
+            }
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(batch_size));
+            // A send fails only when the worker is gone (it panicked): the join reports that.
+            match tx.try_send(Batch::Raw(full)) {
+                Ok(()) | Err(TrySendError::Disconnected(_)) => {}
+                Err(TrySendError::Full(Batch::Raw(items))) => {
+                    let prepared = items.into_iter().filter_map(&mut prepare_here).collect();
+                    let _ = tx.send(Batch::Prepared(prepared));
+                }
+                Err(TrySendError::Full(prepared)) => {
+                    let _ = tx.send(prepared);
+                }
+            }
+        });
+        let state = match (idle, worker) {
+            (Some(mut s), _) => {
+                consume(&mut s, Batch::Raw(batch));
+                s
+            }
+            (None, Some(handle)) => {
+                let _ = tx.send(Batch::Raw(batch));
+                drop(tx);
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }
+            (None, None) => unreachable!("the state is either idle or owned by the worker"),
+        };
+        (read, state)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_item_is_folded_once_in_order_whoever_prepares_it() {
+        for n in [0usize, 1, 7, 8, 9, 1000, 5000] {
+            let (count, folded) = share(
+                8,
+                Vec::new(),
+                |sink| {
+                    (0..n).for_each(&mut *sink);
+                    n
+                },
+                |i| Some(i * 2),
+                |out: &mut Vec<usize>, batch| match batch {
+                    Batch::Raw(items) => out.extend(items.into_iter().map(|i| i * 2)),
+                    Batch::Prepared(items) => out.extend(items),
+                },
+            );
+            assert_eq!(count, n);
+            assert_eq!(folded, (0..n).map(|i| i * 2).collect::<Vec<_>>());
+        }
+    }
+}
