@@ -83,8 +83,6 @@ pub enum LegacySource<'a> {
 #[derive(Debug, Clone)]
 pub struct CallOutcome {
     tool: Tool,
-    run_id: Option<String>,
-    tool_call_id: Option<String>,
     result: Result<ToolResult, ToolError>,
     control: ControlView,
 }
@@ -93,8 +91,8 @@ impl CallOutcome {
     fn new(tool: Tool, run_id: Option<String>, tool_call_id: Option<String>) -> Self {
         let control = ControlView {
             tool,
-            run_id: run_id.clone(),
-            tool_call_id: tool_call_id.clone(),
+            run_id,
+            tool_call_id,
             status: CallStatus::Error,
             evidence_status: None,
             error: None,
@@ -116,10 +114,9 @@ impl CallOutcome {
             ErrorCode::InternalError,
             "the call did not finish",
         ));
+        // The call's identity lives in the control view; the other views read it from there.
         Self {
             tool,
-            run_id,
-            tool_call_id,
             result: pending,
             control,
         }
@@ -206,8 +203,8 @@ impl CallOutcome {
         Envelope {
             status: self.control.status,
             tool: self.tool,
-            run_id: self.run_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
+            run_id: self.control.run_id.clone(),
+            tool_call_id: self.control.tool_call_id.clone(),
             result,
             error,
         }
@@ -219,7 +216,7 @@ impl CallOutcome {
             Ok(r) => ModelObservation::of_result(r),
             Err(e) => ModelObservation::Error(ErrorObservation {
                 status: CallStatus::Error,
-                tool_call_id: self.tool_call_id.clone(),
+                tool_call_id: self.control.tool_call_id.clone(),
                 error: ModelError {
                     code: e.code(),
                     message: e.message().to_owned(),
@@ -236,8 +233,8 @@ impl CallOutcome {
     fn record(&self) -> LedgerRecord {
         let c = &self.control;
         LedgerRecord {
-            run_id: self.run_id.clone(),
-            tool_call_id: self.tool_call_id.clone().unwrap_or_default(),
+            run_id: self.control.run_id.clone(),
+            tool_call_id: self.control.tool_call_id.clone().unwrap_or_default(),
             tool: self.tool.name().to_owned(),
             status: Some(c.status),
             stage: c.error.map(|e| e.stage),
