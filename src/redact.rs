@@ -41,6 +41,7 @@
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::Regex;
@@ -184,7 +185,7 @@ pub fn warm_up() {
     LazyLock::force(&SQL_START_RE);
     LazyLock::force(&STACK_RE);
     LazyLock::force(&PEM_RE);
-    LazyLock::force(&KEYWORD_AC);
+    LazyLock::force(&KEYWORD_NFA);
 }
 
 /// Redacts one log message; counts each replacement by class. Returns Borrowed when nothing matched.
@@ -350,14 +351,37 @@ const KEYWORDS: &[(&str, u32)] = &[
     ("://", T_URL),
 ];
 
-static KEYWORD_AC: LazyLock<AhoCorasick> = LazyLock::new(|| {
+/// The keyword automaton, in two builds of the same patterns that find the same matches. A DFA
+/// scans a message faster but costs more to build than a whole 100-entry call spends scanning
+/// (about 4.5M instructions against 4K a message saved); so a process scans its first
+/// [`DFA_AFTER`] messages with the contiguous NFA and builds the DFA only once it will pay off.
+fn keyword_automaton(kind: AhoCorasickKind) -> AhoCorasick {
     AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::DFA))
+        .kind(Some(kind))
         .build(KEYWORDS.iter().map(|(k, _)| k))
         .expect("keyword automaton is built from constant patterns")
-});
+}
+
+static KEYWORD_NFA: LazyLock<AhoCorasick> =
+    LazyLock::new(|| keyword_automaton(AhoCorasickKind::ContiguousNFA));
+static KEYWORD_DFA: LazyLock<AhoCorasick> =
+    LazyLock::new(|| keyword_automaton(AhoCorasickKind::DFA));
+
+/// Messages a process scans with the NFA before it switches to the DFA.
+const DFA_AFTER: u32 = 2048;
+static SCANNED: AtomicU32 = AtomicU32::new(0);
+
+fn keywords() -> &'static AhoCorasick {
+    // Relaxed is enough: either automaton gives the same answer, this only picks the faster.
+    if SCANNED.load(Ordering::Relaxed) < DFA_AFTER {
+        SCANNED.fetch_add(1, Ordering::Relaxed);
+        &KEYWORD_NFA
+    } else {
+        &KEYWORD_DFA
+    }
+}
 
 struct Features {
     triggers: u32,
@@ -461,7 +485,7 @@ impl Features {
             prev = b;
         }
         f.pod_suffix |= seg == 5;
-        for m in KEYWORD_AC.find_overlapping_iter(s) {
+        for m in keywords().find_overlapping_iter(s) {
             let Some(&(word, t)) = KEYWORDS.get(m.pattern().as_usize()) else {
                 continue;
             };
@@ -1040,7 +1064,7 @@ fn pass_url_userinfo(s: &str, c: &mut RedactionCounts) -> Option<String> {
 static KV_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r#"(?:\\?["'])?"#,
-        r"(?:[A-Za-z0-9_.\-]*(?i:pass|pwd|secret|token|key|credential|auth|cookie|signature|session|sk)",
+        r"(?:[A-Za-z0-9_.\-]*(?i-u:pass|pwd|secret|token|key|credential|auth|cookie|signature|session|sk)",
         r"[A-Za-z0-9_.\-]*|密码|口令|令牌|密钥|秘钥)",
         r#"(?:\\?["'])?[ \t]{0,3}(?:[:=]|：)[ \t]*"#,
     ))
@@ -1449,13 +1473,14 @@ fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
 
 static CLI_FLAG_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"--[A-Za-z0-9-]*(?i:password|passwd|token|secret|api-key|apikey)[ \t]+([^ \t\r\n"'\-][^ \t\r\n"']*)"#,
+        r#"--[A-Za-z0-9-]*(?i-u:password|passwd|token|secret|api-key|apikey)[ \t]+([^ \t\r\n"'\-][^ \t\r\n"']*)"#,
     )
     .expect("constant regex")
 });
 
 static AUTH_SCHEME_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u:\b)(?i:bearer|basic)[ \t]+([A-Za-z0-9._~+/=\-]{6,})").expect("constant regex")
+    Regex::new(r"(?-u:\b)(?i-u:bearer|basic)[ \t]+([A-Za-z0-9._~+/=\-]{6,})")
+        .expect("constant regex")
 });
 
 fn pass_auth_scheme(s: &str, c: &mut RedactionCounts) -> Option<String> {
@@ -1630,7 +1655,7 @@ static HOST_RE: LazyLock<Regex> = LazyLock::new(|| {
 
 static HOST_KEY_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r#"(?i:[a-z0-9_]*(?:host|hostname|node|nodename|node_name))["']?[ \t]*[=:][ \t]*["']?"#,
+        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name))["']?[ \t]*[=:][ \t]*["']?"#,
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)",
     ))
     .expect("constant regex")
@@ -1798,7 +1823,7 @@ static POD_SHAPE_RE: LazyLock<Regex> = LazyLock::new(|| {
 
 static POD_CONTEXT_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r#"(?i:pods?)(?:[ \t]*[=:/][ \t]*|[ \t]+)["']?(?:[a-z0-9][a-z0-9-]*/)?"#,
+        r#"(?i-u:pods?)(?:[ \t]*[=:/][ \t]*|[ \t]+)["']?(?:[a-z0-9][a-z0-9-]*/)?"#,
         r"([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)",
     ))
     .expect("constant regex")
@@ -1899,10 +1924,10 @@ fn pass_pod_shape(s: &str, c: &mut RedactionCounts) -> Option<String> {
 
 static PID_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i:(?:pp|p|child|main|parent|worker|master|proc|process)[_-]?)?(?i:pid)",
+        r"(?i-u:(?:pp|p|child|main|parent|worker|master|proc|process)[_-]?)?(?i-u:pid)",
         r"[ \t]*[:=#]?[ \t]*[0-9]{1,10}",
-        r"|(?i:process)[_ -]?(?i:id)[ \t]*[:=]?[ \t]*[0-9]{1,10}",
-        r"|(?i:process)[ \t]+[0-9]{2,10}[ \t]+\(",
+        r"|(?i-u:process)[_ -]?(?i-u:id)[ \t]*[:=]?[ \t]*[0-9]{1,10}",
+        r"|(?i-u:process)[ \t]+[0-9]{2,10}[ \t]+\(",
         r"|进程(?:号|ID|id|PID)?[ \t]*(?:[:=]|：)?[ \t]*[0-9]{1,10}",
         r"|[A-Za-z][A-Za-z0-9_.\-]*\[[0-9]{2,7}\]",
         r"|[0-9]{1,7}#[0-9]{1,7}:",
@@ -2536,6 +2561,41 @@ mod tests {
             .filter(|l| !l.trim().is_empty())
             .count();
         assert!(n >= 150, "corpus has {n} lines");
+    }
+
+    /// The scan switches automata after [`DFA_AFTER`] messages; output must not depend on when.
+    #[test]
+    fn keyword_nfa_and_dfa_find_the_same_matches() {
+        let text = include_str!("../fixtures/redaction/corpus.jsonl");
+        let mut lines: Vec<String> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("corpus line is JSON");
+                v["line"].as_str().expect("line").to_owned()
+            })
+            .collect();
+        lines
+            .push("SELECT * FROM t WHERE PASS='x' AND Host=db.INTERNAL -----BEGIN 进程 pod".into());
+        let all = |ac: &AhoCorasick, s: &str| -> Vec<(usize, usize, usize)> {
+            ac.find_overlapping_iter(s)
+                .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
+                .collect()
+        };
+        let mut matched = 0;
+        for line in &lines {
+            let nfa = all(&KEYWORD_NFA, line);
+            assert_eq!(
+                nfa,
+                all(&KEYWORD_DFA, line),
+                "automata disagree on {line:?}"
+            );
+            matched += nfa.len();
+        }
+        assert!(
+            matched > lines.len(),
+            "the corpus should hit keywords: {matched}"
+        );
     }
 
     /// `cargo test --release -- --ignored --nocapture redact_micro_benchmark`
