@@ -38,6 +38,7 @@ pub mod contracts;
 pub mod error;
 pub mod fold;
 pub mod legacy;
+mod matcher;
 pub mod patterns;
 mod pipeline;
 pub mod project;

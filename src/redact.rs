@@ -43,8 +43,8 @@ use std::borrow::Cow;
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::matcher::Matcher;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
-use regex::Regex;
 
 /// The kind of sensitive value a placeholder replaced; one counter each in the control view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -590,7 +590,7 @@ fn next_char(s: &str, i: usize) -> usize {
 
 fn pass_regex_groups(
     s: &str,
-    re: &Regex,
+    re: &Matcher,
     placeholder: &str,
     class: RedactionClass,
     c: &mut RedactionCounts,
@@ -610,8 +610,8 @@ fn pass_regex_groups(
 // ---------------------------------------------------------------------------------------------
 // PEM blocks: multi-line, so they go first, before any line-oriented rule sees their body.
 
-static PEM_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"-----BEGIN [A-Z0-9 ]{0,40}-----(?s:.*?)(?:-----END [A-Z0-9 ]{0,40}-----|\z)")
+static PEM_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"-----BEGIN [A-Z0-9 ]{0,40}-----(?s:.*?)(?:-----END [A-Z0-9 ]{0,40}-----|\z)")
         .expect("constant regex")
 });
 
@@ -629,8 +629,8 @@ fn pass_pem(s: &str, c: &mut RedactionCounts) -> Option<String> {
 // Stack suffixes: everything from the first frame (or `Caused by:`, a Python traceback, a Go
 // goroutine dump) onward becomes one `<STACK>`; the headline before it stays.
 
-static STACK_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+static STACK_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
         r"(?-u:\b)at[ \t]+(?:async[ \t]+)?[A-Za-z_$][A-Za-z0-9_$]*(?:[./$][A-Za-z0-9_$<>-]+)+",
         // Unbounded repeats on purpose: a bounded repeat of a Unicode class compiles into one
         // copy of the class per count, which cost more start-up time than a whole small call.
@@ -733,8 +733,8 @@ fn python_exception_line(stack: &str) -> Option<&str> {
 // SQL literals: only inside a detected statement (from its verb to `;` or the end of the line),
 // plus the few driver and server messages that quote bound values.
 
-static SQL_START_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+static SQL_START_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
         // Case-insensitive ASCII keywords only (`(?i-u:…)`): case-folding the whole pattern
         // would fold its Unicode negated classes too, a large cost at compile time for nothing.
         r"(?-u:\b)(?:",
@@ -904,20 +904,20 @@ fn quoted_end(b: &[u8], open: usize, q: u8) -> usize {
     b.len()
 }
 
-static DUPLICATE_ENTRY_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i-u:duplicate entry) ('(?:[^'\\]|\\.)*'?)").expect("constant regex")
+static DUPLICATE_ENTRY_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"(?i-u:duplicate entry) ('(?:[^'\\]|\\.)*'?)").expect("constant regex")
 });
 
-static PG_KEY_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"Key \([^)\n]*\)=\(([^\n]*?)\) (?:already exists|is not present|conflicts)")
+static PG_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"Key \([^)\n]*\)=\(([^\n]*?)\) (?:already exists|is not present|conflicts)")
         .expect("constant regex")
 });
 
-static MYBATIS_PARAMS_RE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"Parameters:[ \t]*([^\n]*)").expect("constant regex"));
+static MYBATIS_PARAMS_RE: LazyLock<Matcher> =
+    LazyLock::new(|| Matcher::new(r"Parameters:[ \t]*([^\n]*)").expect("constant regex"));
 
-static MYBATIS_TYPE_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+static MYBATIS_TYPE_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
         r"\((String|Integer|Long|Short|Byte|Double|Float|BigDecimal|BigInteger|Boolean|",
         r"Timestamp|Date|LocalDateTime|LocalDate|LocalTime|Time|Character|UUID|Instant|Object)\)",
         r"(?:, |[ \t\r]*\z)"
@@ -925,8 +925,8 @@ static MYBATIS_TYPE_RE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("constant regex")
 });
 
-static HIBERNATE_BIND_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"binding parameter \[[0-9]+\] as \[([A-Z_]+)\] - \[([^\n]*)\]")
+static HIBERNATE_BIND_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"binding parameter \[[0-9]+\] as \[([A-Z_]+)\] - \[([^\n]*)\]")
         .expect("constant regex")
 });
 
@@ -1026,8 +1026,8 @@ fn pass_sql_messages(s: &str, c: &mut RedactionCounts) -> Option<String> {
 // ---------------------------------------------------------------------------------------------
 // URL userinfo: `scheme://user:password@host` loses the password; the host goes later.
 
-static URL_AUTH_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n/"']*@"#).expect("constant regex")
+static URL_AUTH_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r#"[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n/"']*@"#).expect("constant regex")
 });
 
 fn pass_url_userinfo(s: &str, c: &mut RedactionCounts) -> Option<String> {
@@ -1061,8 +1061,8 @@ fn pass_url_userinfo(s: &str, c: &mut RedactionCounts) -> Option<String> {
 // Key/value secrets: `key=value`, `key: value`, JSON/YAML, headers, connection strings, query
 // strings, Chinese keys. The regex finds candidate keys cheaply; `is_secret_key` decides.
 
-static KV_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+static KV_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
         r#"(?:\\?["'])?"#,
         r"(?:[A-Za-z0-9_.\-]*(?i-u:pass|pwd|secret|token|key|credential|auth|cookie|signature|session|sk)",
         r"[A-Za-z0-9_.\-]*|密码|口令|令牌|密钥|秘钥)",
@@ -1471,15 +1471,15 @@ fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
     e.finish()
 }
 
-static CLI_FLAG_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static CLI_FLAG_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(
         r#"--[A-Za-z0-9-]*(?i-u:password|passwd|token|secret|api-key|apikey)[ \t]+([^ \t\r\n"'\-][^ \t\r\n"']*)"#,
     )
     .expect("constant regex")
 });
 
-static AUTH_SCHEME_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u:\b)(?i-u:bearer|basic)[ \t]+([A-Za-z0-9._~+/=\-]{6,})")
+static AUTH_SCHEME_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"(?-u:\b)(?i-u:bearer|basic)[ \t]+([A-Za-z0-9._~+/=\-]{6,})")
         .expect("constant regex")
 });
 
@@ -1505,8 +1505,8 @@ fn pass_auth_scheme(s: &str, c: &mut RedactionCounts) -> Option<String> {
 // ---------------------------------------------------------------------------------------------
 // Token-like values recognised by shape alone.
 
-static VENDOR_TOKEN_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+static VENDOR_TOKEN_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
         r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}",
         r"|LTAI[A-Za-z0-9]{12,30}",
         r"|gh[pousr]_[A-Za-z0-9]{30,}",
@@ -1519,8 +1519,8 @@ static VENDOR_TOKEN_RE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("constant regex")
 });
 
-static LONG_RUN_RE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/_-]{32,}={0,2}").expect("constant regex"));
+static LONG_RUN_RE: LazyLock<Matcher> =
+    LazyLock::new(|| Matcher::new(r"[A-Za-z0-9+/_-]{32,}={0,2}").expect("constant regex"));
 
 fn pass_vendor_tokens(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
@@ -1618,8 +1618,8 @@ fn labelled_as_trace_id(s: &str, start: usize) -> bool {
 // ---------------------------------------------------------------------------------------------
 // E-mail addresses.
 
-static EMAIL_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+static EMAIL_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
         r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?",
         r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
     ))
@@ -1643,8 +1643,8 @@ fn pass_email(s: &str, c: &mut RedactionCounts) -> Option<String> {
 // Host names: an FQDN must end in a known public or internal suffix, so `com.foo.Bar`,
 // `Bar.java`, `order.created` and `spring.redis.host` stay.
 
-static HOST_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+static HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
         // ASCII only (`-u`): host names are ASCII, and Unicode case folding would add `ſ`, `K`.
         r"(?i-u)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.",
         r"(?:internal|intranet|intra|localdomain|local|lan|corp|svc|consul|com|net|org|io|cn|",
@@ -1653,8 +1653,8 @@ static HOST_RE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("constant regex")
 });
 
-static HOST_KEY_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
         r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name))["']?[ \t]*[=:][ \t]*["']?"#,
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)",
     ))
@@ -1663,8 +1663,9 @@ static HOST_KEY_RE: LazyLock<Regex> = LazyLock::new(|| {
 
 // Node names that spell an address with dashes: AWS's `ip-10-0-0-1` and the `node-10-24-8-17`
 // many clusters name their nodes by. Either is the node's internal IP in another notation.
-static AWS_HOST_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:ip|node)-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}").expect("constant regex")
+static AWS_HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"(?:ip|node)-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}")
+        .expect("constant regex")
 });
 
 fn pass_hosts(s: &str, c: &mut RedactionCounts) -> Option<String> {
@@ -1738,12 +1739,12 @@ fn apply_spans(
 // ---------------------------------------------------------------------------------------------
 // IP addresses; ports stay.
 
-static IPV4_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}").expect("constant regex")
+static IPV4_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}").expect("constant regex")
 });
 
-static IPV6_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\[?(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?:\.[0-9]{1,3}){0,3}(?:%[A-Za-z0-9_.\-]+)?\]?")
+static IPV6_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"\[?(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?:\.[0-9]{1,3}){0,3}(?:%[A-Za-z0-9_.\-]+)?\]?")
         .expect("constant regex")
 });
 
@@ -1817,12 +1818,12 @@ fn pass_ipv6(s: &str, c: &mut RedactionCounts) -> Option<String> {
 // `-<5 chars>`, drawn from Kubernetes' vowel-free alphabet; StatefulSet pods only after a pod
 // keyword.
 
-static POD_SHAPE_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?-[a-z0-9]{5}").expect("constant regex")
+static POD_SHAPE_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?-[a-z0-9]{5}").expect("constant regex")
 });
 
-static POD_CONTEXT_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+static POD_CONTEXT_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
         r#"(?i-u:pods?)(?:[ \t]*[=:/][ \t]*|[ \t]+)["']?(?:[a-z0-9][a-z0-9-]*/)?"#,
         r"([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)",
     ))
@@ -1922,8 +1923,8 @@ fn pass_pod_shape(s: &str, c: &mut RedactionCounts) -> Option<String> {
 // ---------------------------------------------------------------------------------------------
 // PIDs: after a pid key, in `name[1234]` syslog form, and nginx's `pid#tid`.
 
-static PID_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
+static PID_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
         r"(?i-u:(?:pp|p|child|main|parent|worker|master|proc|process)[_-]?)?(?i-u:pid)",
         r"[ \t]*[:=#]?[ \t]*[0-9]{1,10}",
         r"|(?i-u:process)[_ -]?(?i-u:id)[ \t]*[:=]?[ \t]*[0-9]{1,10}",
