@@ -4,9 +4,6 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli = aciproj::cli::Cli::parse();
     ExitCode::from(aciproj::app::run_guarded(cli))
