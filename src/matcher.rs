@@ -1,39 +1,65 @@
-//! The redaction rules' regex type: `regex`'s own engine, built with a configuration tuned for a
-//! short-lived process.
+//! The redaction rules' regex type: `regex`'s own engine, built for a short-lived process.
 //!
-//! `regex::Regex` always extracts literal prefilters, and for a case-insensitive keyword rule
-//! (`(?i-u:bearer|basic)`, `host|node` behind a word) that extraction, and the Aho-Corasick
-//! automaton built from it, cost more than the rest of the compile. A rule runs only on a
-//! message the keyword scan already flagged, a few hundred bytes where a prefilter has little
-//! to skip, so the rules are built without one. Measured with callgrind on the bench inputs
-//! (`bench/run.sh`): a 100-entry call went from 28.6M to 21.4M instructions, a 20,000-entry
-//! response from 821M to 835M.
+//! Compiling the rules dominated a small call, for two reasons measured with callgrind and
+//! `perf` on the 100-entry bench input (`bench/run.sh`):
+//!
+//! - `regex::Regex` extracts literal prefilters, and for a case-insensitive keyword rule
+//!   (`(?i-u:bearer|basic)`, `host|node` behind a word) the extraction and the automaton built
+//!   from it cost more than the rest of the compile. A rule runs only on a message the keyword
+//!   scan already flagged, a few hundred bytes where a prefilter has little to skip, so the
+//!   rules are built without one.
+//! - Every Unicode class (`[^\n]`, `(?s:.)`) sends the compiler through its UTF-8 automaton
+//!   builder, which allocates and clears a 10,000-entry table (about 400 KB) per NFA: most of
+//!   the 7.6 MB a small call allocated, and most of its page faults. The rules are compiled over
+//!   bytes instead (`unicode(false)`, `utf8(false)`).
+//!
+//! Matching bytes gives the same spans as matching characters for these rules because each of
+//! them starts with an ASCII element and every negated class or `.` in them runs up to an ASCII
+//! delimiter or the end of the text: a run of "anything but these ASCII bytes" swallows a
+//! character's continuation bytes whole, and never stops inside one. Non-ASCII literals
+//! (`密码`) are matched as their UTF-8 bytes, which in valid UTF-8 occur only as those
+//! characters. A property test in `redact` holds every rule to `regex::Regex`'s answers on text
+//! full of multi-byte characters.
 //!
 //! [`Matcher`] wraps `regex_automata::meta::Regex` (the engine behind `regex::Regex`) and offers
-//! the small part of the `regex` API the rules use, with the same leftmost-first semantics, so a
-//! rule reads the same either way; a test holds the two to the same answers.
+//! the small part of the `regex` API the rules use, with the same leftmost-first semantics.
 
 use std::ops::Range;
 
 use regex_automata::meta::{self, Regex};
-use regex_automata::util::captures;
+use regex_automata::util::{captures, syntax};
 use regex_automata::{Input, Span};
 
 /// A compiled rule; build it once, in a `LazyLock`.
 #[derive(Debug)]
 pub(crate) struct Matcher {
     re: Regex,
+    /// Kept for the test that holds the byte engine to `regex`'s Unicode one.
+    #[cfg(test)]
+    pattern: Box<str>,
 }
 
 impl Matcher {
-    /// Compiles `pattern` with `regex`'s syntax and defaults, less the literal prefilter.
+    /// Compiles `pattern` over bytes, with no literal prefilter. A pattern must keep the shape
+    /// the module documentation describes, or its spans may split a character.
     pub(crate) fn new(pattern: &str) -> Result<Matcher, Box<meta::BuildError>> {
         let config = Regex::config().auto_prefilter(false);
+        let syntax = syntax::Config::new().unicode(false).utf8(false);
         Regex::builder()
             .configure(config)
+            .syntax(syntax)
             .build(pattern)
-            .map(|re| Matcher { re })
+            .map(|re| Matcher {
+                re,
+                #[cfg(test)]
+                pattern: pattern.into(),
+            })
             .map_err(Box::new)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn pattern(&self) -> &str {
+        &self.pattern
     }
 
     /// Every non-overlapping match, leftmost-first, like `regex::Regex::find_iter`.
@@ -97,8 +123,9 @@ impl<'h> Match<'h> {
     }
 
     pub(crate) fn as_str(&self) -> &'h str {
-        // The engine reports spans of a UTF-8 haystack on character boundaries (`utf8_empty`
-        // is on by default), so this slice exists; `get` keeps a broken promise from panicking.
+        // The rules' shape keeps spans on character boundaries (see the module documentation);
+        // `get` keeps a broken promise from panicking here, and the property test catches it.
+        debug_assert!(self.hay.is_char_boundary(self.start) && self.hay.is_char_boundary(self.end));
         self.hay.get(self.range()).unwrap_or_default()
     }
 }

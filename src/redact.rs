@@ -162,31 +162,39 @@ fn is_placeholder(s: &str) -> bool {
 /// redact on one thread can run this on another (`std::thread::spawn(warm_up)`): both compile
 /// different rules at once, and a rule being built by one is waited for, not built twice.
 pub fn warm_up() {
-    LazyLock::force(&PID_RE);
-    LazyLock::force(&POD_CONTEXT_RE);
-    LazyLock::force(&POD_SHAPE_RE);
-    LazyLock::force(&IPV6_RE);
-    LazyLock::force(&IPV4_RE);
-    LazyLock::force(&AWS_HOST_RE);
-    LazyLock::force(&HOST_KEY_RE);
-    LazyLock::force(&HOST_RE);
-    LazyLock::force(&EMAIL_RE);
-    LazyLock::force(&LONG_RUN_RE);
-    LazyLock::force(&VENDOR_TOKEN_RE);
-    LazyLock::force(&AUTH_SCHEME_RE);
-    LazyLock::force(&CLI_FLAG_RE);
-    LazyLock::force(&KV_RE);
-    LazyLock::force(&URL_AUTH_RE);
-    LazyLock::force(&HIBERNATE_BIND_RE);
-    LazyLock::force(&MYBATIS_TYPE_RE);
-    LazyLock::force(&MYBATIS_PARAMS_RE);
-    LazyLock::force(&PG_KEY_RE);
-    LazyLock::force(&DUPLICATE_ENTRY_RE);
-    LazyLock::force(&SQL_START_RE);
-    LazyLock::force(&STACK_RE);
-    LazyLock::force(&PEM_RE);
+    for rule in RULES {
+        LazyLock::force(rule);
+    }
     LazyLock::force(&KEYWORD_NFA);
 }
+
+/// Every rule's matcher, in the order [`warm_up`] builds them: the reverse of the order
+/// [`redact`] first needs them, so a warm-up thread and a redacting one meet in the middle.
+static RULES: [&LazyLock<Matcher>; 23] = [
+    &PID_RE,
+    &POD_CONTEXT_RE,
+    &POD_SHAPE_RE,
+    &IPV6_RE,
+    &IPV4_RE,
+    &AWS_HOST_RE,
+    &HOST_KEY_RE,
+    &HOST_RE,
+    &EMAIL_RE,
+    &LONG_RUN_RE,
+    &VENDOR_TOKEN_RE,
+    &AUTH_SCHEME_RE,
+    &CLI_FLAG_RE,
+    &KV_RE,
+    &URL_AUTH_RE,
+    &HIBERNATE_BIND_RE,
+    &MYBATIS_TYPE_RE,
+    &MYBATIS_PARAMS_RE,
+    &PG_KEY_RE,
+    &DUPLICATE_ENTRY_RE,
+    &SQL_START_RE,
+    &STACK_RE,
+    &PEM_RE,
+];
 
 /// Redacts one log message; counts each replacement by class. Returns Borrowed when nothing matched.
 ///
@@ -2764,8 +2772,91 @@ mod tests {
         ]
     }
 
+    /// Text that walks every rule's edges: its keywords and delimiters, cut up and mixed with
+    /// multi-byte characters, so a byte-level rule would show any span inside a character.
+    fn rule_haystack() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            4 => prop::sample::select(vec![
+                "password=", "Token: ", "db_host=", "node:", "pod/", "pid ", "进程 ", "密码：",
+                "Bearer ", "--api-key ", "://", "@", "Key (", ")=(", ") already exists",
+                "Duplicate entry '", "Parameters: ", "(String), ", "binding parameter [1] as [",
+                "] - [", "SELECT ", " FROM ", " as ", ",", "INSERT INTO", "at com.a.B.run(",
+                "Caused by:", "File \"", "\", line ", "goroutine 7 [", "]:", "-----BEGIN KEY-----",
+                "-----END KEY-----", "AKIA", "ghp_", "eyJ", "10.0.", ".internal", "ip-10-0-0-1",
+                "fe80::", "%eth0", "a1b2c", "-x7k9q", "[12345]", "#9:",
+            ]).prop_map(str::to_owned),
+            3 => prop::sample::select(vec![
+                "é", "密", "😀", "\u{200b}", "：", "ſ", "\u{212a}", "\u{301}", "\u{fffd}",
+            ]).prop_map(str::to_owned),
+            4 => "[ -~]{1,6}",
+            1 => prop::sample::select(vec!["\n", "\t", "\r", "'", "\"", "\\", "(", ")", "]"])
+                .prop_map(str::to_owned),
+        ];
+        prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
+    }
+
+    /// The same rules compiled by `regex`, over characters.
+    static UNICODE_RULES: LazyLock<Vec<regex::Regex>> = LazyLock::new(|| {
+        RULES
+            .iter()
+            .map(|rule| regex::Regex::new(rule.pattern()).expect("rule pattern"))
+            .collect()
+    });
+
+    /// Checks every span and group of every rule, as the byte engine and as `regex` find
+    /// them; returns how many matches there were.
+    fn rule_answers(hay: &str) -> usize {
+        RULES
+            .iter()
+            .enumerate()
+            .zip(UNICODE_RULES.iter())
+            .map(|((i, rule), theirs)| {
+                let ours: Vec<Vec<_>> = rule
+                    .captures_iter(hay)
+                    .map(|c| {
+                        (0..4)
+                            .map(|g| c.get(g).map(|m| (m.start(), m.end())))
+                            .collect()
+                    })
+                    .collect();
+                let want: Vec<Vec<_>> = theirs
+                    .captures_iter(hay)
+                    .map(|c| {
+                        (0..4)
+                            .map(|g| c.get(g).map(|m| (m.start(), m.end())))
+                            .collect()
+                    })
+                    .collect();
+                assert_eq!(ours, want, "rule {i} /{}/ on {hay:?}", rule.pattern());
+                ours.len()
+            })
+            .sum()
+    }
+
+    #[test]
+    fn byte_rules_agree_with_unicode_regex_on_the_corpus() {
+        let text = include_str!("../fixtures/redaction/corpus.jsonl");
+        let mut spans = 0;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let v: serde_json::Value = serde_json::from_str(line).expect("corpus line is JSON");
+            let hay = v["line"].as_str().expect("line");
+            spans += rule_answers(hay);
+        }
+        assert!(
+            spans > 100,
+            "the corpus should exercise the rules: {spans} matches"
+        );
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// The rules match bytes (see `matcher`); on any text they must find exactly the
+        /// spans `regex` finds matching characters, and so never cut inside a character.
+        #[test]
+        fn byte_rules_agree_with_unicode_regex(hay in rule_haystack()) {
+            rule_answers(&hay);
+        }
 
         #[test]
         fn planted_secrets_never_leak(
