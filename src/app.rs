@@ -40,6 +40,7 @@ pub fn run(cli: Cli) -> u8 {
             tool_call(args.call, request, args.response.as_deref(), &args.output)
         }
         Command::Logs(args) => {
+            crate::redact::warm_up_in_background();
             let request = ToolRequest::Logs {
                 topic: args.topic,
                 query: args.query,
@@ -47,7 +48,10 @@ pub fn run(cli: Cli) -> u8 {
             };
             tool_call(args.call, request, args.response.as_deref(), &args.output)
         }
-        Command::Patterns(args) => patterns_command(&args),
+        Command::Patterns(args) => {
+            crate::redact::warm_up_in_background();
+            patterns_command(&args)
+        }
         Command::Check(args) => check(args),
         Command::Replay(args) => replay(args),
         Command::Schema(args) => schema(args),

@@ -168,6 +168,18 @@ pub fn warm_up() {
     LazyLock::force(&KEYWORD_NFA);
 }
 
+/// Starts [`warm_up`] on a thread of its own, once per process; later calls do nothing.
+///
+/// A command that will redact calls this as early as it knows so (the CLI does, right after
+/// parsing its arguments), so the rules compile on the second core while this one reads the
+/// run context and the response.
+pub fn warm_up_in_background() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        std::thread::spawn(warm_up);
+    });
+}
+
 /// Every rule's matcher, in the order [`warm_up`] builds them: the reverse of the order
 /// [`redact`] first needs them, so a warm-up thread and a redacting one meet in the middle.
 static RULES: [&LazyLock<Matcher>; 23] = [

@@ -52,12 +52,9 @@ pub(crate) fn logs_projection<R: std::io::Read>(
     reader: R,
     total_bound: usize,
 ) -> Result<Projection, crate::legacy::logs::ReadFailure> {
-    // Compile the redaction rules on the second core while this one opens and parses the input
-    // (once per process: a harness calling the library many times pays it on its first call).
-    static WARM_UP: std::sync::Once = std::sync::Once::new();
-    WARM_UP.call_once(|| {
-        std::thread::spawn(crate::redact::warm_up);
-    });
+    // Compile the redaction rules on the second core while this one parses the input (once per
+    // process: a harness calling the library many times pays it on its first call).
+    crate::redact::warm_up_in_background();
     let limits = &context.limits.logs;
     let projector = logs::LogsProjector::new(limits, &context.timezone);
     let (summary, projector) = stream(reader, projector)?;
