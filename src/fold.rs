@@ -63,7 +63,12 @@ pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
                 }
                 let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
                 let line = line.strip_suffix(b"\r").unwrap_or(line);
-                sink(String::from_utf8_lossy(line).into_owned());
+                // Valid UTF-8 is the common case, and `from_utf8` checks it much faster than the
+                // lossy conversion walks it.
+                sink(match std::str::from_utf8(line) {
+                    Ok(text) => text.to_owned(),
+                    Err(_) => String::from_utf8_lossy(line).into_owned(),
+                });
             }
         },
         |line| Some(redact_owned(line, &mut counts)),
@@ -89,19 +94,42 @@ pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
 impl Folded {
     /// The patterns, by count (descending), then first line.
     pub fn summary(&self) -> Vec<PatternLine> {
+        // Count by cluster first (an array index per line), then merge clusters whose templates
+        // read the same: hashing each line's template text cost more than mining some lines.
+        let mut per_cluster: Vec<(u64, u64)> = Vec::new(); // (first line, count); count 0 = unseen
+        for (n, id) in self.assignments.iter().enumerate() {
+            let i = id.0 as usize;
+            if per_cluster.len() <= i {
+                per_cluster.resize(i + 1, (0, 0));
+            }
+            let slot = &mut per_cluster[i];
+            if slot.1 == 0 {
+                slot.0 = n as u64 + 1;
+            }
+            slot.1 += 1;
+        }
         let mut by_text: HashMap<&str, usize> = HashMap::new();
         let mut lines: Vec<PatternLine> = Vec::new();
-        for (n, id) in self.assignments.iter().enumerate() {
-            let text = self.miner.template(*id);
-            let slot = *by_text.entry(text).or_insert_with(|| {
-                lines.push(PatternLine {
-                    pattern: text.to_owned(),
-                    count: 0,
-                    first_line: n as u64 + 1,
-                });
-                lines.len() - 1
-            });
-            lines[slot].count += 1;
+        for (i, &(first_line, count)) in per_cluster.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let text = self.miner.template(PatternId(i as u32));
+            match by_text.get(text) {
+                Some(&slot) => {
+                    let line = &mut lines[slot];
+                    line.count += count;
+                    line.first_line = line.first_line.min(first_line);
+                }
+                None => {
+                    by_text.insert(text, lines.len());
+                    lines.push(PatternLine {
+                        pattern: text.to_owned(),
+                        count,
+                        first_line,
+                    });
+                }
+            }
         }
         lines.sort_by(|a, b| b.count.cmp(&a.count).then(a.first_line.cmp(&b.first_line)));
         lines
