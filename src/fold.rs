@@ -41,16 +41,9 @@ const BATCH: usize = 1024;
 pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
     use crate::pipeline::{Batch, share};
 
-    fn redact_owned(line: String, counts: &mut RedactionCounts) -> String {
-        match redact(&line, counts) {
-            std::borrow::Cow::Owned(changed) => changed,
-            std::borrow::Cow::Borrowed(_) => line,
-        }
-    }
-
     let mut reader = BufReader::with_capacity(256 * 1024, input);
-    let mut counts = RedactionCounts::default();
-    let start = (TemplateMiner::new(), Vec::new(), RedactionCounts::default());
+    let mut reader_side = SeenLines::default();
+    let start = (TemplateMiner::new(), Vec::new(), SeenLines::default());
     let (read, (miner, assignments, _)) = share(
         BATCH,
         start,
@@ -71,24 +64,61 @@ pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
                 });
             }
         },
-        |line| Some(redact_owned(line, &mut counts)),
-        |(miner, assignments, counts): &mut (TemplateMiner, Vec<PatternId>, RedactionCounts),
-         batch| {
+        |line| Some(reader_side.redact(line)),
+        |(miner, assignments, seen): &mut (TemplateMiner, Vec<PatternId>, SeenLines), batch| {
             let (lines, raw) = match batch {
                 Batch::Raw(lines) => (lines, true),
                 Batch::Prepared(lines) => (lines, false),
             };
             for line in lines {
-                let line = if raw {
-                    redact_owned(line, counts)
-                } else {
-                    line
-                };
+                let line = if raw { seen.redact(line) } else { line };
                 assignments.push(miner.insert(&line));
             }
         },
     );
     read.map(|()| Folded { miner, assignments })
+}
+
+/// Lines already redacted on this thread, and what each became.
+///
+/// Log files repeat whole lines (health checks, retries, one error from every worker), and
+/// redaction is most of the cost of a line: a repeated line costs a lookup instead. Bounded
+/// like the miner's template cache: at most [`SEEN_MAX_LINES`] lines and [`SEEN_MAX_BYTES`]
+/// bytes, cleared when full. Redaction is a pure function of the line, so the cache changes no
+/// output; `patterns` reports no redaction counts, so none are kept.
+#[derive(Default)]
+struct SeenLines {
+    redacted: HashMap<Box<str>, Box<str>>,
+    bytes: usize,
+}
+
+const SEEN_MAX_LINES: usize = 1 << 16;
+const SEEN_MAX_BYTES: usize = 8 << 20;
+/// Longer lines are rare and would crowd out many short ones.
+const SEEN_MAX_LINE_BYTES: usize = 4096;
+
+impl SeenLines {
+    fn redact(&mut self, line: String) -> String {
+        if let Some(out) = self.redacted.get(line.as_str()) {
+            return out.to_string();
+        }
+        let mut counts = RedactionCounts::default();
+        let out = match redact(&line, &mut counts) {
+            std::borrow::Cow::Owned(changed) => changed,
+            std::borrow::Cow::Borrowed(_) => line.clone(),
+        };
+        if line.len() <= SEEN_MAX_LINE_BYTES {
+            let cost = line.len() + out.len();
+            if self.redacted.len() >= SEEN_MAX_LINES || self.bytes + cost > SEEN_MAX_BYTES {
+                self.redacted.clear();
+                self.bytes = 0;
+            }
+            self.bytes += cost;
+            self.redacted
+                .insert(line.into_boxed_str(), out.as_str().into());
+        }
+        out
+    }
 }
 
 impl Folded {
@@ -157,6 +187,52 @@ impl Folded {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn redacted(line: &str) -> String {
+        redact(line, &mut RedactionCounts::default()).into_owned()
+    }
+
+    #[test]
+    fn a_repeated_line_is_redacted_once_and_the_same() {
+        let mut seen = SeenLines::default();
+        let lines = [
+            "login password=hunter2 from 10.0.0.7",
+            "disk full",
+            "login password=hunter2 from 10.0.0.7",
+            "disk full",
+        ];
+        for line in lines {
+            assert_eq!(seen.redact(line.to_owned()), redacted(line));
+        }
+        assert_eq!(seen.redacted.len(), 2, "each distinct line is kept once");
+        assert!(!seen.redacted.values().any(|v| v.contains("hunter2")));
+    }
+
+    #[test]
+    fn the_seen_lines_cache_stays_within_its_bounds() {
+        let mut seen = SeenLines::default();
+        let long = format!(
+            "token={} {}",
+            "k".repeat(40),
+            "x".repeat(SEEN_MAX_LINE_BYTES)
+        );
+        assert_eq!(seen.redact(long.clone()), redacted(&long));
+        assert!(
+            seen.redacted.is_empty(),
+            "a line over the per-line limit is not kept"
+        );
+        let line = |n: usize| format!("{n:04} host=db{n}.internal {}", "y".repeat(4000));
+        let fits = SEEN_MAX_BYTES / (2 * line(0).len());
+        for n in 0..fits + 10 {
+            let l = line(n);
+            assert_eq!(seen.redact(l.clone()), redacted(&l));
+            assert!(seen.bytes <= SEEN_MAX_BYTES && seen.redacted.len() <= SEEN_MAX_LINES);
+        }
+        assert!(
+            seen.redacted.len() < fits,
+            "the cache was cleared when it filled up"
+        );
+    }
 
     #[test]
     fn folds_values_and_redacts() {
