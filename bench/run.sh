@@ -66,23 +66,17 @@ PY
   head -n "$(( $(wc -l < "$lines") / 20 ))" "$lines" > "$dir/loghub-x1.txt"
   echo "$(wc -l < "$lines") lines"
   py=${DRAIN3_PYTHON:-python3}
-  hyperfine --runs 3 --export-json "$dir/patterns.json" \
-    "$py bench/drain3_baseline.py $lines" \
-    "$bin patterns $lines"
-  python3 - "$dir/patterns.json" <<'PY'
+  versus_drain3() { # RUNS FILE LABEL
+    hyperfine --runs "$1" --export-json "$dir/patterns.json" \
+      "$py bench/drain3_baseline.py $2" "$bin patterns $2"
+    python3 - "$dir/patterns.json" "$3" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
-print(f"speed-up aciproj over Drain3: {r[0]['mean'] / r[1]['mean']:.1f}x  (target >= 20x)")
+print(f"speed-up aciproj over Drain3, {sys.argv[2]}: {r[0]['mean'] / r[1]['mean']:.1f}x")
 PY
+  }
+  versus_drain3 3 "$lines" "content x20 (target >= 20x)"
   # The x20 file repeats every line 20 times, and `patterns` redacts a repeated line only once.
   # The content once (32k lines, some repeats of its own) shows the speed-up without that help.
-  echo "== pattern mining (Loghub-2k content once, for comparison)"
-  hyperfine --runs 5 --export-json "$dir/patterns-x1.json" \
-    "$py bench/drain3_baseline.py $dir/loghub-x1.txt" \
-    "$bin patterns $dir/loghub-x1.txt"
-  python3 - "$dir/patterns-x1.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-print(f"speed-up aciproj over Drain3 (content once): {r[0]['mean'] / r[1]['mean']:.1f}x")
-PY
+  versus_drain3 5 "$dir/loghub-x1.txt" "content once (for comparison)"
 fi

@@ -2823,21 +2823,14 @@ mod tests {
             .enumerate()
             .zip(UNICODE_RULES.iter())
             .map(|((i, rule), theirs)| {
+                // Groups 0 to 3 of each match, as (start, end).
                 let ours: Vec<Vec<_>> = rule
                     .captures_iter(hay)
-                    .map(|c| {
-                        (0..4)
-                            .map(|g| c.get(g).map(|m| (m.start(), m.end())))
-                            .collect()
-                    })
+                    .map(|c| (0..4).map(|g| c.get(g).map(|m| m.range())).collect())
                     .collect();
                 let want: Vec<Vec<_>> = theirs
                     .captures_iter(hay)
-                    .map(|c| {
-                        (0..4)
-                            .map(|g| c.get(g).map(|m| (m.start(), m.end())))
-                            .collect()
-                    })
+                    .map(|c| (0..4).map(|g| c.get(g).map(|m| m.range())).collect())
                     .collect();
                 assert_eq!(ours, want, "rule {i} /{}/ on {hay:?}", rule.pattern());
                 ours.len()
