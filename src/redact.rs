@@ -17,9 +17,13 @@
 //!   every regex is compiled once, and one byte scan plus one Aho-Corasick pass decide which rule
 //!   families can possibly apply; a typical line runs two or three cheap regexes or none, and a
 //!   line without a hit is returned borrowed, without allocation.
-//! * **Rules run in a fixed order** (PEM, stack, SQL, URL credentials, key/value secrets, tokens,
+//! * **Rules run in a fixed order** (PEM, stack, key/value secrets, SQL, tokens, URL credentials,
 //!   e-mail, hosts, IPs, pods, PIDs); each rule treats the placeholders of earlier ones as inert,
-//!   which makes `redact(redact(x)) == redact(x)`.
+//!   and a rule goes after the rules whose replacements could change what it matches (a secret
+//!   value can hold the quote SQL pairs; a token can end in the `/` that ends URL userinfo), which
+//!   makes `redact(redact(x)) == redact(x)`. Where two rules depend on each other, the earlier
+//!   one looks again, only on a line the later one changed: SQL and URL credentials in turn
+//!   once credentials were found.
 //!
 //! Decisions a reader might not guess:
 //!
@@ -151,8 +155,18 @@ const STACK: &str = "<STACK>";
 
 const PLACEHOLDERS: [&str; 10] = [SECRET, TOKEN, HOST, POD, PID, IP, EMAIL, STR, NUM, STACK];
 
+/// Whether `s` is nothing but redaction output: one placeholder or several back to back. A later
+/// rule can put its placeholder right after an earlier one's (`password=x'y'` in a SQL statement
+/// gives `<SECRET><STR>`); taking that pair for a raw value would redact it again on a second run.
 fn is_placeholder(s: &str) -> bool {
-    PLACEHOLDERS.contains(&s)
+    let mut rest = s;
+    while !rest.is_empty() {
+        match PLACEHOLDERS.iter().find(|p| rest.starts_with(**p)) {
+            Some(p) => rest = &rest[p.len()..],
+            None => return false,
+        }
+    }
+    !s.is_empty()
 }
 
 /// Compiles every rule now, in the reverse of the order [`redact`] first needs them.
@@ -208,13 +222,9 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
     if let Cow::Owned(ref s) = cur {
         f = Features::scan(s);
     }
-    if f.has(T_SQL) {
-        step(&mut cur, |s| pass_sql_statements(s, c));
-        step(&mut cur, |s| pass_sql_messages(s, c));
-    }
-    if f.has(T_URL) && f.at_sign {
-        step(&mut cur, |s| pass_url_userinfo(s, c));
-    }
+    // Secret values go before SQL: a value may hold a quote, a backtick, a backslash or a SQL
+    // verb that the SQL scanner pairs or starts a statement at, and the scanner must see the text
+    // as a second run will (after `<SECRET>`), or that run finds other literals.
     if f.has(T_SECRET) {
         step(&mut cur, |s| pass_key_values(s, c));
         step(&mut cur, |s| {
@@ -222,10 +232,39 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
         });
         step(&mut cur, |s| pass_auth_scheme(s, c));
     }
+    if f.has(T_SQL) {
+        step(&mut cur, |s| pass_sql_statements(s, c));
+        step(&mut cur, |s| pass_sql_messages(s, c));
+    }
     if f.max_run >= 15 {
         step(&mut cur, |s| pass_vendor_tokens(s, c));
         if f.max_run >= 32 {
             step(&mut cur, |s| pass_long_tokens(s, c));
+        }
+    }
+    // URL userinfo is anything up to `@` without a `/`, quote or space: it goes after every rule
+    // that can remove one of those (a secret value, a SQL string, a token ending in `/`), so it
+    // sees the text a second run sees; before the e-mail rule, which would take `pw@host`.
+    if f.has(T_URL) && f.at_sign {
+        // The other way round, a password can hold a backtick, a backslash or a `;` that the
+        // SQL scanner paired or stopped at, and a SQL string can hold the quote that ended
+        // userinfo. Neither rule can go first, so on a line where URL credentials were found
+        // and a statement keyword is, SQL (and the token rules, whose runs a `<NUM>` can cut)
+        // looks again, and URL again after it, until neither changes anything. Such lines are
+        // rare; every other line pays nothing.
+        let mut rounds = 0;
+        while step(&mut cur, |s| pass_url_userinfo(s, c)) && f.has(T_SQL) && rounds < 4 {
+            rounds += 1;
+            let statements = step(&mut cur, |s| pass_sql_statements(s, c));
+            if !(step(&mut cur, |s| pass_sql_messages(s, c)) | statements) {
+                break;
+            }
+            if f.max_run >= 15 {
+                step(&mut cur, |s| pass_vendor_tokens(s, c));
+                if f.max_run >= 32 {
+                    step(&mut cur, |s| pass_long_tokens(s, c));
+                }
+            }
         }
     }
     if f.at_sign {
@@ -253,9 +292,14 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
     cur
 }
 
-fn step<'a>(cur: &mut Cow<'a, str>, pass: impl FnOnce(&str) -> Option<String>) {
-    if let Some(next) = pass(cur.as_ref()) {
-        *cur = Cow::Owned(next);
+/// Runs one rule on the current text; whether it changed anything.
+fn step<'a>(cur: &mut Cow<'a, str>, pass: impl FnOnce(&str) -> Option<String>) -> bool {
+    match pass(cur.as_ref()) {
+        Some(next) => {
+            *cur = Cow::Owned(next);
+            true
+        }
+        None => false,
     }
 }
 
@@ -555,6 +599,19 @@ fn placeholder_after(s: &str, i: usize) -> bool {
     PLACEHOLDERS.iter().any(|p| tail.starts_with(p.as_bytes()))
 }
 
+/// Index just past the placeholders that follow each other from `i` (`i` itself when none does).
+fn placeholders_at(s: &str, i: usize) -> usize {
+    let mut at = i;
+    while let Some(p) = PLACEHOLDERS.iter().find(|p| {
+        s.as_bytes()
+            .get(at..)
+            .is_some_and(|t| t.starts_with(p.as_bytes()))
+    }) {
+        at += p.len();
+    }
+    at
+}
+
 /// Index just past the character starting at `i` (for resuming a search after a reject).
 fn next_char(s: &str, i: usize) -> usize {
     let mut j = i + 1;
@@ -573,10 +630,18 @@ fn pass_regex_groups(
 ) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in re.captures_iter(s) {
-        if let Some(v) = caps.get(1)
-            && !is_placeholder(v.as_str())
-            && e.replace(v.start(), v.end(), placeholder)
-        {
+        let Some(v) = caps.get(1) else { continue };
+        // As a key's value (see [`unquoted_end`]), it never runs into a placeholder.
+        if placeholders_at(s, v.start()) > v.start() {
+            continue;
+        }
+        let end = v
+            .as_str()
+            .match_indices('<')
+            .map(|(k, _)| v.start() + k)
+            .find(|&i| placeholder_after(s, i))
+            .unwrap_or(v.end());
+        if e.replace(v.start(), end, placeholder) {
             c.add(class, 1);
         }
     }
@@ -1248,10 +1313,21 @@ fn ends_value(ch: char) -> bool {
 }
 
 /// Span of an unquoted value starting at `start` (cookies continue across `; name=value`).
+///
+/// A value never runs into a placeholder: `password=x'y'` in a SQL statement ends at the quote
+/// and becomes `<SECRET><STR>` once the SQL rule has run; a second run must end the value where
+/// the first did, not take the placeholders and the text after them for a longer value.
 fn unquoted_end(s: &str, start: usize, cookie: bool) -> usize {
+    let lead = placeholders_at(s, start);
+    if lead > start {
+        return lead;
+    }
     let mut end = start;
     let mut i = start;
     while let Some(ch) = s[i..].chars().next() {
+        if ch == '<' && placeholder_after(s, i) {
+            break;
+        }
         if cookie && ch == ';' {
             // `a=1; b=2`: keep going while another `name=` pair follows.
             let rest = &s[i + 1..];
@@ -2127,6 +2203,64 @@ mod tests {
             r#"UPDATE t SET name = "bob" WHERE id = 1"#,
             "UPDATE t SET name = <STR> WHERE id = <NUM>",
         );
+    }
+
+    /// Fuzz finds `secret-value-eats-sql-*` (`fixtures/fuzz/redact/`): the SQL rule ran first and
+    /// paired a quote, a backtick or a backslash, or started a statement at a verb, that sat in a
+    /// secret value; the value became `<SECRET>`, so a second run paired or started differently and
+    /// found one more literal. Secret values now go first, and a value ends at a placeholder (a
+    /// value cut at a quote is followed by the SQL rule's `<STR>`).
+    #[test]
+    fn secret_value_holding_sql_quotes_or_keywords_is_redacted_once() {
+        check(
+            "SELECT * FROM`1 apikey=`d:",
+            "SELECT * FROM`<NUM> apikey=<SECRET>",
+        );
+        check("delete from pwd=`,\"`", "delete from pwd=<SECRET>,<STR>");
+        check(
+            "delete from\\\"-\nApiKey:b\\\"'",
+            "delete from\\\"-\nApiKey:<SECRET>\"<STR>",
+        );
+        check(
+            "Pass: UPDATE k SET\"UPDATE k SET 2\"",
+            "Pass: <SECRET> k SET\"UPDATE k SET <NUM>\"",
+        );
+        check(
+            "UPDATE t SET qty=1, password= le3'x y' m WHERE id=2",
+            "UPDATE t SET qty=<NUM>, password= <SECRET><STR> m WHERE id=<NUM>",
+        );
+        check("--password a'b c'd", "--password <SECRET>'b c'd");
+        // A quoted secret in a statement still ends as one SQL string.
+        check(
+            "UPDATE t SET password='x y' WHERE id=1",
+            "UPDATE t SET password=<STR> WHERE id=<NUM>",
+        );
+    }
+
+    /// Fuzz finds `url-userinfo-and-secret-key-*`: URL userinfo may hold no `/`, quote or space,
+    /// and a secret value or a token ending in `/` removed one after the URL rule had looked, so
+    /// a second run found credentials. The URL rule now runs after them; a backtick in the
+    /// password that the SQL rule had paired (`secret-value-eats-sql-quote-8`) makes SQL look
+    /// again.
+    #[test]
+    fn url_userinfo_is_read_after_the_rules_that_remove_its_delimiters() {
+        check("i://:Secret=/)@", "i://:<SECRET>@");
+        check(
+            "aloe://@10p(00):CCCCCpib2C4d5E6f3G8h9I0jK1lM2nOo-/@1@)=",
+            "aloe://@10p(00):<SECRET>@)=",
+        );
+        check(
+            "SELECT *4 FROM://:R`7@ 4`",
+            "SELECT *<NUM> FROM://:<SECRET>@ <NUM>`",
+        );
+        check(
+            "mysql://root:p4ss@db.prod.internal:3306/x",
+            "mysql://root:<SECRET>@<HOST>:3306/x",
+        );
+        // Fuzz find `url-password-and-sql-string-1`: once the password's backtick is gone, SQL
+        // takes `''` for a string, which unblocks a longer userinfo; both look until neither
+        // changes anything.
+        check("SELECT 4 FROM://:`@''`@", "SELECT <NUM> FROM://:<SECRET>@");
     }
 
     #[test]
