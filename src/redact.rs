@@ -949,9 +949,15 @@ static DUPLICATE_ENTRY_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i-u:duplicate entry) ('(?:[^'\\]|\\.)*'?)").expect("constant regex")
 });
 
+// The closing phrase must end where no later rule can take it into a host, an e-mail, a pod or
+// a token (`already exists.org`, `exists-x2k4m`): once that rule replaced it, a second run would
+// find the phrase further on and take the placeholder as part of a longer value.
 static PG_KEY_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"Key \([^)\n]*\)=\(([^\n]*?)\) (?:already exists|is not present|conflicts)")
-        .expect("constant regex")
+    Regex::new(concat!(
+        r"Key \([^)\n]*\)=\(([^\n]*?)\) (?:already exists|is not present|conflicts)",
+        r"\.*(?:[^A-Za-z0-9_.@%+/\-]|\z)",
+    ))
+    .expect("constant regex")
 });
 
 static MYBATIS_PARAMS_RE: LazyLock<Regex> =
@@ -2261,6 +2267,25 @@ mod tests {
         // takes `''` for a string, which unblocks a longer userinfo; both look until neither
         // changes anything.
         check("SELECT 4 FROM://:`@''`@", "SELECT <NUM> FROM://:<SECRET>@");
+    }
+
+    /// Fuzz finds `pg-duplicate-key-message-and-host-*`: the closing `already exists` of a
+    /// PostgreSQL key message was the head of a host (`exists9le.org`), so the host rule took it
+    /// and a second run matched a later `already exists`, taking `<HOST>` into the value.
+    #[test]
+    fn pg_key_message_closing_phrase_must_end_the_word() {
+        check(
+            "Key (a)=(a) already exists9le.org) already exists9",
+            "Key (a)=(a) already <HOST>) already exists9",
+        );
+        check(
+            "Key (a)=(b) already exists.org) already exists",
+            "Key (a)=(<STR>) already exists",
+        );
+        check(
+            "Key (email)=(z@x.org) already exists.",
+            "Key (email)=(<STR>) already exists.",
+        );
     }
 
     #[test]
