@@ -1459,10 +1459,12 @@ fn key_name(text: &str) -> &str {
 /// it (`password=mypassword:`) still goes whole; a cookie's `name=value` pairs go whole too
 /// (`Cookie: "password": "x"` is JSON and yields).
 fn yields_to_inner_key(s: &str, at: usize, resume: usize, cookie: bool) -> bool {
-    // A token-shaped inner key (`token: Q8zX…token: A`) becomes `<TOKEN>` later in this pass;
-    // the next pass must still see it as the key it was, or it would redact it as the value.
-    if let Some(p) = PLACEHOLDERS.iter().find(|p| s[at..].starts_with(**p)) {
-        let rest = &s[at + p.len()..];
+    // A token-shaped inner key (`token: Q8zX…token: A`), or one whose head is a token
+    // (`accessKeyId=LTAI…-token: a`), becomes `<TOKEN>…` later in this run; the next run must
+    // still see it as the key it was, or it would redact it as the value.
+    let key_at = placeholders_at(s, at);
+    if key_at > at {
+        let rest = &s[key_at..];
         let sep = rest.trim_start_matches([' ', '\t']);
         if let Some(after) = sep.strip_prefix([':', '=']) {
             let value_at = s.len() - after.trim_start_matches([' ', '\t']).len();
@@ -1471,8 +1473,8 @@ fn yields_to_inner_key(s: &str, at: usize, resume: usize, cookie: bool) -> bool 
         }
     }
     KV_RE
-        .find_at(s, at)
-        .filter(|k| k.start() == at && k.end() >= resume)
+        .find_at(s, key_at)
+        .filter(|k| k.start() == key_at && k.end() >= resume)
         .filter(|k| is_secret_key(key_name(k.as_str())))
         .filter(|k| !cookie || !k.as_str().trim_end_matches([' ', '\t']).ends_with('='))
         .and_then(|k| value_span(s, k.end(), false))
@@ -2285,6 +2287,17 @@ mod tests {
         check(
             "Key (email)=(z@x.org) already exists.",
             "Key (email)=(<STR>) already exists.",
+        );
+    }
+
+    /// Fuzz find `inner-key-partly-a-token-1`: the outer key yielded to an inner key whose head is
+    /// a vendor token (`LTAI…-token: a`); the token rule made it `<TOKEN>-token`, which a second run
+    /// no longer read as a key, so it redacted the inner key as the outer value.
+    #[test]
+    fn inner_key_whose_head_is_a_token_stays_a_key() {
+        check(
+            "accessKeyId=LTAI5zXeMcessHHh-token: a",
+            "accessKeyId=<TOKEN>-token: <SECRET>",
         );
     }
 
