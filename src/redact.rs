@@ -23,7 +23,7 @@
 //!   value can hold the quote SQL pairs; a token can end in the `/` that ends URL userinfo), which
 //!   makes `redact(redact(x)) == redact(x)`. Where two rules depend on each other, the earlier
 //!   one looks again, only on a line the later one changed: SQL and URL credentials in turn
-//!   once credentials were found.
+//!   once credentials were found, IPv6 after pods, long tokens after a rule cut a long run.
 //!
 //! Decisions a reader might not guess:
 //!
@@ -267,24 +267,38 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
             }
         }
     }
+    // The rules below can cut the head or tail off a long run (`<POD>_…`, `/<HOST>`); the rest
+    // is a new, shorter run, which may be token-like where the whole was not. A second run
+    // would take it, so the token rule looks again now, only after such a cut.
+    let mut cut = false;
     if f.at_sign {
-        step(&mut cur, |s| pass_email(s, c));
+        cut |= step(&mut cur, |s| pass_email(s, c));
     }
     if f.has(T_HOST) {
-        step(&mut cur, |s| pass_hosts(s, c));
+        cut |= step(&mut cur, |s| pass_hosts(s, c));
     }
     // Every IPv6 address has `::` or at least six colons; clock times have two.
     if f.double_colon || f.colons >= 6 {
-        step(&mut cur, |s| pass_ipv6(s, c));
+        cut |= step(&mut cur, |s| pass_ipv6(s, c));
     }
     if f.digit_dots >= 3 {
-        step(&mut cur, |s| pass_ipv4(s, c));
+        cut |= step(&mut cur, |s| pass_ipv4(s, c));
     }
+    let mut pod = false;
     if f.has(T_POD) {
-        step(&mut cur, |s| pass_pod_context(s, c));
+        pod |= step(&mut cur, |s| pass_pod_context(s, c));
     }
     if f.pod_suffix {
-        step(&mut cur, |s| pass_pod_shape(s, c));
+        pod |= step(&mut cur, |s| pass_pod_shape(s, c));
+    }
+    // An IPv6 address that ran into a pod name's head (`8a2e:375a3e-1d8f9c6b5-x2k4o`) was no
+    // address; once the pod is `<POD>` it ends at `:` and is one, so the IPv6 rule looks again.
+    if pod && (f.double_colon || f.colons >= 6) {
+        step(&mut cur, |s| pass_ipv6(s, c));
+    }
+    cut |= pod;
+    if cut && f.max_run >= 32 {
+        step(&mut cur, |s| pass_long_tokens(s, c));
     }
     if f.digit && (f.has(T_PID) || f.bracket_digit || f.hash_digit) {
         step(&mut cur, |s| pass_pid(s, c));
@@ -2299,6 +2313,34 @@ mod tests {
             "accessKeyId=LTAI5zXeMcessHHh-token: a",
             "accessKeyId=<TOKEN>-token: <SECRET>",
         );
+    }
+
+    /// Fuzz find `pod-then-token-suffix-1`: a pod name cut out of the head of a long run left a
+    /// shorter run that is token-like where the whole was not; a second run took it. After a pod,
+    /// host, IP or e-mail rule changed a line with a long run, the token rule looks again.
+    #[test]
+    fn run_left_by_a_pod_cut_is_tokenised_once() {
+        check(
+            "southmmprodsking-q8w2z_peasp-der7f5-q8W2z_prodskipping",
+            "<POD><TOKEN>",
+        );
+        check(
+            "payment-7d8f9c6b5-x2k4m_default_app-0123456789abcdef0123456789abcdef.log",
+            "<POD>_default_app-0123456789abcdef0123456789abcdef.log",
+        );
+    }
+
+    /// Fuzz find `ipv6-runs-into-pod-name-1`: an IPv6 address that ran into the head of a pod
+    /// name (`8a2e:375a3e-1d8f9c6b5-x2k4o`) was rejected as no address; once the pod rule made the
+    /// name `<POD>`, a second run found the address ending at `:`. The IPv6 rule now looks again
+    /// after the pod rule changed a line.
+    #[test]
+    fn ipv6_address_before_a_pod_name_is_redacted_once() {
+        check(
+            "VPC flow: 2001:db8:8-5a3::8a2e:375a3e-1d8f9c6b5-x2k4o mt",
+            "VPC flow: 2001:db8:8-<IP>:<POD> mt",
+        );
+        check("fe80::1:payment-7d8f9c6b5-x2k4m", "<IP>:<POD>");
     }
 
     #[test]
