@@ -1013,7 +1013,23 @@ fn is_numeric_sql_type(t: &str) -> bool {
     NUMERIC.contains(&t) || t == "REAL"
 }
 
+/// The four message forms can overlap (`Parameters: Duplicate entry '(String), …`): of two
+/// overlapping spans the later is dropped, and the regex match it was may have hidden another
+/// (a second `Duplicate entry '…'` inside the dropped quote), which a second `redact` would then
+/// find. So on a line where a form matched, the forms look again at the result until nothing
+/// changes; every replacement is a placeholder the forms skip, so this ends after a round or two.
 fn pass_sql_messages(s: &str, c: &mut RedactionCounts) -> Option<String> {
+    let mut out = sql_messages_once(s, c)?;
+    for _ in 0..4 {
+        match sql_messages_once(&out, c) {
+            Some(next) => out = next,
+            None => break,
+        }
+    }
+    Some(out)
+}
+
+fn sql_messages_once(s: &str, c: &mut RedactionCounts) -> Option<String> {
     // Spans from the four message forms, merged into one ordered edit.
     let mut spans: Vec<(usize, usize, &'static str)> = Vec::new();
     for caps in DUPLICATE_ENTRY_RE.captures_iter(s) {
@@ -2283,6 +2299,17 @@ mod tests {
         // takes `''` for a string, which unblocks a longer userinfo; both look until neither
         // changes anything.
         check("SELECT 4 FROM://:`@''`@", "SELECT <NUM> FROM://:<SECRET>@");
+    }
+
+    /// Fuzz find `mybatis-value-hides-duplicate-entry-1`: a MyBatis value overlapped a
+    /// `Duplicate entry '…'` quote, which was dropped, and that quote had hidden a second
+    /// `Duplicate entry '`; a second run found it. The message forms look again at their result.
+    #[test]
+    fn overlapping_sql_messages_are_redacted_once() {
+        check(
+            "Parameters:Duplicate entry '(String), Duplicate entry '",
+            "Parameters:<STR>(String), Duplicate entry <STR>",
+        );
     }
 
     /// Fuzz finds `pg-duplicate-key-message-and-host-*`: the closing `already exists` of a
