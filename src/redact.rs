@@ -817,6 +817,13 @@ fn pass_sql_statements(s: &str, c: &mut RedactionCounts) -> Option<String> {
             pos = m.end();
             continue;
         }
+        // A verb glued to a token-like run (`…2a0b4c-5d6e-SELECT *4 FROM`) is that run's tail:
+        // the token rule may take it with the run, and a second run would then start the
+        // statement at a later verb and find other literals. A statement starts apart.
+        if byte_before(s, m.start()).is_some_and(|b| matches!(b, b'-' | b'+' | b'/')) {
+            pos = next_char(s, m.start());
+            continue;
+        }
         let end = sql_literals(s, m.start(), &mut e, c);
         pos = end.max(m.end());
     }
@@ -2597,6 +2604,18 @@ mod tests {
             "select a from t where x = :1 and y = ?",
             "select a from t where x = :1 and y = ?",
         );
+    }
+
+    /// Fuzz find `sql-verb-inside-a-token-1`: a statement started at a verb glued to a long run
+    /// (`…-5d6e-SELECT *4 FROM`); the token rule took the verb with the run, and a second run
+    /// started at a later verb that the first had skipped inside backticks.
+    #[test]
+    fn sql_verb_glued_to_a_run_starts_no_statement() {
+        check(
+            "in poHHHHH4e53fsiurh2a0b4c-5d6e-SELECT *4 FROM:`@-SELECT *4 FROM:`@:",
+            "in <TOKEN> *4 FROM:`@-SELECT *4 FROM:`@:",
+        );
+        check("sql: SELECT *4 FROM t", "sql: SELECT *<NUM> FROM t");
     }
 
     #[test]
