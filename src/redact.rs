@@ -645,8 +645,10 @@ fn pass_regex_groups(
     let mut e = Edit::new(s);
     for caps in re.captures_iter(s) {
         let Some(v) = caps.get(1) else { continue };
-        // As a key's value (see [`unquoted_end`]), it never runs into a placeholder.
-        if placeholders_at(s, v.start()) > v.start() {
+        // As a key's value (see [`unquoted_end`]), it never runs into a placeholder. A value that
+        // starts with a separator (`--token :x`) is a key/value pair, that rule's to redact:
+        // taking the `:` would unmake a key the key/value rule yielded to (`token:--token :x`).
+        if placeholders_at(s, v.start()) > v.start() || v.as_str().starts_with([':', '=']) {
             continue;
         }
         let end = v
@@ -2227,6 +2229,10 @@ mod tests {
             "token:Q8zXyW3v7nkassK2ex--GGggeGGtoken: A",
             "token:<TOKEN>: <SECRET>",
         );
+        // Fuzz find `cli-flag-takes-inner-key-separator-1`: the CLI flag rule took the inner
+        // key's `:` as the flag's value, so a second run no longer saw the inner key.
+        check("token:--token :x1", "token:--token :<SECRET>");
+        check("--token : x1", "--token : <SECRET>");
         // A cookie's `name=value` pairs still go whole; JSON after `Cookie:` is JSON.
         check("Cookie: JSESSIONID=AB12; uid=42", "Cookie: <SECRET>");
         check(
