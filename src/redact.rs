@@ -1499,9 +1499,11 @@ fn key_name(text: &str) -> &str {
 /// (`Cookie: "password": "x"` is JSON and yields).
 fn yields_to_inner_key(s: &str, at: usize, resume: usize, cookie: bool) -> bool {
     // A token-shaped inner key (`token: Q8zX…token: A`), or one whose head is a token
-    // (`accessKeyId=LTAI…-token: a`), becomes `<TOKEN>…` later in this run; the next run must
-    // still see it as the key it was, or it would redact it as the value.
-    let key_at = placeholders_at(s, at);
+    // (`accessKeyId=LTAI…-token: a`) or holds a number (`-7-ApiKey:` in a SQL statement),
+    // becomes `<TOKEN>…` or `-<NUM>-ApiKey` later in this run; the next run must still see it
+    // as the key it was, or it would redact it as the value. The key is read from its last
+    // placeholder on.
+    let key_at = last_placeholder_in_key(s, at);
     if key_at > at {
         let rest = &s[key_at..];
         let sep = rest.trim_start_matches([' ', '\t']);
@@ -1518,6 +1520,22 @@ fn yields_to_inner_key(s: &str, at: usize, resume: usize, cookie: bool) -> bool 
         .filter(|k| !cookie || !k.as_str().trim_end_matches([' ', '\t']).ends_with('='))
         .and_then(|k| value_span(s, k.end(), false))
         .is_some_and(|(start, end, _, _)| start < end)
+}
+
+/// Index just past the last placeholder among the key characters that start at `at` (`at` when
+/// there is none): `-<NUM>-ApiKey: x` gives the index of `-ApiKey`.
+fn last_placeholder_in_key(s: &str, at: usize) -> usize {
+    let (mut i, mut key_at) = (at, at);
+    loop {
+        let p = placeholders_at(s, i);
+        if p > i {
+            (i, key_at) = (p, p);
+        } else if byte_at(s, i).is_some_and(|b| is_word_byte(b) || matches!(b, b'.' | b'-')) {
+            i += 1;
+        } else {
+            return key_at;
+        }
+    }
 }
 
 fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
@@ -2352,6 +2370,12 @@ mod tests {
         check(
             "accessKeyId=LTAI5zXeMcessHHh-token: a",
             "accessKeyId=<TOKEN>-token: <SECRET>",
+        );
+        // Fuzz find `inner-key-holds-a-sql-number-1`: in a statement, SQL makes the `7` of the
+        // inner key `<NUM>`; the key is still read after it.
+        check(
+            "SELECT 4 FROM password:  -7-ApiKey: 7",
+            "SELECT <NUM> FROM password:  -<NUM>-ApiKey: <SECRET>",
         );
     }
 
