@@ -232,9 +232,12 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
         });
         step(&mut cur, |s| pass_auth_scheme(s, c));
     }
+    // Driver and server messages before statements: a bound value can hold the backtick or
+    // quote a statement's scanner would pair, and the scanner must see it gone, as a second
+    // run does.
     if f.has(T_SQL) {
-        step(&mut cur, |s| pass_sql_statements(s, c));
         step(&mut cur, |s| pass_sql_messages(s, c));
+        step(&mut cur, |s| pass_sql_statements(s, c));
     }
     if f.max_run >= 15 {
         step(&mut cur, |s| pass_vendor_tokens(s, c));
@@ -255,8 +258,8 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
         let mut rounds = 0;
         while step(&mut cur, |s| pass_url_userinfo(s, c)) && f.has(T_SQL) && rounds < 4 {
             rounds += 1;
-            let statements = step(&mut cur, |s| pass_sql_statements(s, c));
-            if !(step(&mut cur, |s| pass_sql_messages(s, c)) | statements) {
+            let messages = step(&mut cur, |s| pass_sql_messages(s, c));
+            if !(step(&mut cur, |s| pass_sql_statements(s, c)) | messages) {
                 break;
             }
             if f.max_run >= 15 {
@@ -974,11 +977,12 @@ static DUPLICATE_ENTRY_RE: LazyLock<Regex> = LazyLock::new(|| {
 
 // The closing phrase must end where no later rule can take it into a host, an e-mail, a pod or
 // a token (`already exists.org`, `exists-x2k4m`): once that rule replaced it, a second run would
-// find the phrase further on and take the placeholder as part of a longer value.
+// find the phrase further on and take the placeholder as part of a longer value. Nor may a
+// placeholder follow it (`exists.5` in a statement becomes `exists.<NUM>`).
 static PG_KEY_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"Key \([^)\n]*\)=\(([^\n]*?)\) (?:already exists|is not present|conflicts)",
-        r"\.*(?:[^A-Za-z0-9_.@%+/\-]|\z)",
+        r"\.*(?:[^A-Za-z0-9_.@%+/<\-]|\z)",
     ))
     .expect("constant regex")
 });
@@ -2646,6 +2650,22 @@ mod tests {
             "in <TOKEN> *4 FROM:`@-SELECT *4 FROM:`@:",
         );
         check("sql: SELECT *4 FROM t", "sql: SELECT *<NUM> FROM t");
+    }
+
+    /// Fuzz find `mybatis-value-eats-sql-backtick-1`: the statement scanner paired a backtick
+    /// that sat in a MyBatis bound value; the value became `<STR>`, so a second run found a
+    /// `<NUM>` the backtick had hidden. Messages now go before statements.
+    #[test]
+    fn bound_value_holding_a_backtick_is_redacted_once() {
+        check(
+            "SELECT * FROM`0 Parameters:`(String)",
+            "SELECT * FROM`<NUM> Parameters:<STR>(String)",
+        );
+        // A placeholder right after the closing phrase is what a rule made of its word.
+        check(
+            "Key (a)=(b) already exists.<NUM>",
+            "Key (a)=(b) already exists.<NUM>",
+        );
     }
 
     #[test]
