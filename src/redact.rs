@@ -2012,8 +2012,12 @@ fn pass_pod_context(s: &str, c: &mut RedactionCounts) -> Option<String> {
             continue;
         }
         let name = v.as_str();
-        let after_ok =
-            !byte_at(s, v.end()).is_some_and(is_word_byte) && !placeholder_after(s, v.end());
+        // `pod:ns/<POD>`: the name is the namespace of a pod already replaced (the first run
+        // read `ns/` as the namespace, and a second must not take it for the name).
+        let namespace = byte_at(s, v.end()) == Some(b'/') && placeholder_after(s, v.end() + 1);
+        let after_ok = !byte_at(s, v.end()).is_some_and(is_word_byte)
+            && !placeholder_after(s, v.end())
+            && !namespace;
         if after_ok
             && (is_statefulset_name(name) || is_pod_shape(name))
             && e.replace(v.start(), v.end(), POD)
@@ -2534,6 +2538,17 @@ mod tests {
         unchanged("spring.redis.host=redis order.created.v1 Bar.java logback.xml");
         unchanged("node.kubernetes.io/unreachable payment-service");
         unchanged("localhost:8080 host=localhost");
+    }
+
+    /// Fuzz find `pod-namespace-read-as-name-1`: `pod:e-6/b-mn4pt` read `e-6/` as the namespace
+    /// and made the name `<POD>`; a second run read `e-6` as a StatefulSet pod's name.
+    #[test]
+    fn pod_namespace_stays_after_its_pod_is_replaced() {
+        check("pod:e-6/b-mn4pt", "pod:e-6/<POD>");
+        check(
+            "Created pod: order-worke7c-65/fr8b9-mn4pt",
+            "Created pod: order-worke7c-65/<POD>",
+        );
     }
 
     #[test]
