@@ -858,8 +858,8 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, c: &mut RedactionCounts
                     }
                     _ => i,
                 };
-                if e.replace(lit_start, end, STR) {
-                    c.add(RedactionClass::SqlLiteral, 1);
+                if replace_literal(s, lit_start, end, e, c) {
+                    return end;
                 }
                 i = end;
             }
@@ -871,8 +871,8 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, c: &mut RedactionCounts
                 // key/value rule, letting its value through.
                 let json_key = s[end..].trim_start_matches([' ', '\t']).starts_with(':');
                 if sql_value_position(s, i) && !json_key {
-                    if e.replace(i, end, STR) {
-                        c.add(RedactionClass::SqlLiteral, 1);
+                    if replace_literal(s, i, end, e, c) {
+                        return end;
                     }
                     i = end;
                 } else {
@@ -909,6 +909,30 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, c: &mut RedactionCounts
         }
     }
     b.len()
+}
+
+/// Replaces a quoted literal with `<STR>`, one per line it spans; whether it spans a line break.
+///
+/// The line breaks stay, so the rules that read line by line (a MyBatis parameter line, a
+/// statement ending at its line) see the same lines in a second run (`Parameters:("\n"(String)`
+/// must not become one line). For the same reason the statement ends with such a literal: a
+/// second run would end it at the line break.
+fn replace_literal(
+    s: &str,
+    start: usize,
+    end: usize,
+    e: &mut Edit<'_>,
+    c: &mut RedactionCounts,
+) -> bool {
+    let mut from = start;
+    for line in s[start..end].split_inclusive('\n') {
+        let text = line.strip_suffix('\n').unwrap_or(line);
+        if !text.is_empty() && e.replace(from, from + text.len(), STR) {
+            c.add(RedactionClass::SqlLiteral, 1);
+        }
+        from += line.len();
+    }
+    from > start && s[start..end].contains('\n')
 }
 
 /// `42`, `3.14`, `1e9`: a numeric literal and nothing else (`10ms`, `t1`, `1.2.3` are not).
@@ -2680,6 +2704,26 @@ mod tests {
         check(
             "Key (a)=(b) already exists.<NUM>",
             "Key (a)=(b) already exists.<NUM>",
+        );
+    }
+
+    /// Fuzz find `sql-string-joins-mybatis-lines-1`: a statement's string spanning a line break
+    /// became one `<STR>`, which joined a `Parameters:` line to the type marker on the next; a
+    /// second run read a MyBatis value there. A literal now gives one `<STR>` per line.
+    #[test]
+    fn sql_string_across_lines_keeps_the_lines() {
+        check(
+            "SELECT * FROM:Parameters:(\"\n\"(String)",
+            "SELECT * FROM:Parameters:(<STR>\n<STR>(String)",
+        );
+        check(
+            "INSERT INTO t VALUES ('a\nb', 1)",
+            "INSERT INTO t VALUES (<STR>\n<STR>, 1)",
+        );
+        // The statement ends with a literal that spans lines, as a second run would end it.
+        check(
+            "SELECT a FROM t WHERE b = 'x\n' `y SELECT a FROM t WHERE c=7`5",
+            "SELECT a FROM t WHERE b = <STR>\n<STR> `y SELECT a FROM t WHERE c=<NUM>`<NUM>",
         );
     }
 
