@@ -1690,9 +1690,15 @@ fn pass_vendor_tokens(s: &str, c: &mut RedactionCounts) -> Option<String> {
 fn pass_long_tokens(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
     for m in LONG_RUN_RE.find_iter(s) {
+        // `=` is padding only at the end of the token; before a value (`…secret=<SECRET>`) it is
+        // a key's separator, which a second run must still find.
+        let mut end = m.end();
+        if byte_at(s, end).is_some_and(|b| is_word_byte(b) || b == b'<') {
+            end = m.start() + m.as_str().trim_end_matches('=').len();
+        }
         if is_token_like(m.as_str())
             && !labelled_as_trace_id(s, m.start())
-            && e.replace(m.start(), m.end(), TOKEN)
+            && e.replace(m.start(), end, TOKEN)
         {
             c.add(RedactionClass::Token, 1);
         }
@@ -2402,6 +2408,12 @@ mod tests {
         check(
             "accessKeyId=LTAI5zXeMcessHHh-token: a",
             "accessKeyId=<TOKEN>-token: <SECRET>",
+        );
+        // Fuzz find `token-eats-inner-key-separator-1`: a token-like inner key took the `=` after
+        // it as base64 padding; the `=` before a value stays a separator.
+        check(
+            "secret=T<HOST>nig23-AbCdhvEfGhM4mhMv9Aslsecret=Q",
+            "secret=T<HOST><TOKEN>=<SECRET>",
         );
         // Fuzz find `inner-key-holds-a-sql-number-1`: in a statement, SQL makes the `7` of the
         // inner key `<NUM>`; the key is still read after it.
