@@ -1921,7 +1921,14 @@ fn pass_ipv4(s: &str, c: &mut RedactionCounts) -> Option<String> {
 
 fn pass_ipv6(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
-    for m in IPV6_RE.find_iter(s) {
+    let mut pos = 0;
+    while let Some(m) = IPV6_RE.find_at(s, pos) {
+        // A rejected candidate's zone (`::%0.0.3.1-0::`) is searched again: it can hold an
+        // address, which a second run would find once the IPv4 rule has broken the zone up.
+        pos = match m.as_str().find('%') {
+            Some(k) if k > 0 => m.start() + k,
+            _ => m.end().max(next_char(s, m.start())),
+        };
         let mut start = m.start();
         let mut text = m.as_str();
         // Brackets belong to the address only in pairs (`[::1]:443`).
@@ -1957,6 +1964,7 @@ fn pass_ipv6(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let after_ok = !byte_at(s, end).is_some_and(is_word_byte) && !placeholder_after(s, end);
         if before_ok && after_ok && e.replace(start, end, IP) {
             c.add(RedactionClass::Ip, 1);
+            pos = pos.max(m.end());
         }
     }
     e.finish()
@@ -2449,6 +2457,15 @@ mod tests {
             "VPC flow: 2001:db8:8-<IP>:<POD> mt",
         );
         check("fe80::1:payment-7d8f9c6b5-x2k4m", "<IP>:<POD>");
+    }
+
+    /// Fuzz find `ipv6-hidden-in-a-zone-1`: a rejected IPv6 candidate's zone id
+    /// (`::%0.0.3.1-0::`) hid the address `0::` after it; the IPv4 rule broke the zone up, and a
+    /// second run found the address. A rejected candidate's zone is searched again.
+    #[test]
+    fn ipv6_address_in_a_rejected_zone_is_redacted_once() {
+        check("::%0.0.3.1-0::", "::%<IP>-<IP>");
+        check("fe80::1%eth0 up", "<IP> up");
     }
 
     #[test]
