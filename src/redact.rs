@@ -647,7 +647,13 @@ fn pass_regex_groups(
 ) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in re.captures_iter(s) {
-        let Some(v) = caps.get(1) else { continue };
+        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        // An ASCII flag only, as the prefilter sees it (see [`pass_auth_scheme`]).
+        if !s[whole.start()..v.start()].is_ascii() {
+            continue;
+        }
         // As a key's value (see [`unquoted_end`]), it never runs into a placeholder. A value that
         // starts with a separator (`--token :x`) is a key/value pair, that rule's to redact:
         // taking the `:` would unmake a key the key/value rule yielded to (`token:--token :x`).
@@ -1630,7 +1636,15 @@ static AUTH_SCHEME_RE: LazyLock<Regex> = LazyLock::new(|| {
 fn pass_auth_scheme(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in AUTH_SCHEME_RE.captures_iter(s) {
-        let Some(v) = caps.get(1) else { continue };
+        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        // The regex folds case over Unicode (`baſic` is `basic`), the keyword prefilter over
+        // ASCII only; a scheme it cannot see would be found by a second run, which a placeholder
+        // such as `<TOKEN>` lets through the prefilter. Schemes are ASCII.
+        if !s[whole.start()..v.start()].is_ascii() {
+            continue;
+        }
         // `Bearer token expired`, `basic authentication`, `Bearer realm="x"`: not a credential.
         if v.as_str()
             .trim_end_matches('=')
@@ -1748,6 +1762,15 @@ fn labelled_as_trace_id(s: &str, start: usize) -> bool {
         .rev()
         .find(|&(_, ch)| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-'))
         .map_or(0, |(i, ch)| i + ch.len_utf8());
+    // A label that is the tail of a token-like run (`…e670traceId=`) goes with that run, and a
+    // second run would see `<TOKEN>=`, no label: it labels nothing in the first either.
+    let run_start = before
+        .bytes()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-')))
+        .map_or(0, |i| i + 1);
+    if is_token_like(&before[run_start..]) {
+        return false;
+    }
     let key: String = before[key_start..]
         .chars()
         .filter(|ch| ch.is_ascii_alphanumeric())
@@ -2349,6 +2372,37 @@ mod tests {
         check(
             "UPDATE t SET password='x y' WHERE id=1",
             "UPDATE t SET password=<STR> WHERE id=<NUM>",
+        );
+    }
+
+    /// Fuzz find `unicode-auth-scheme-behind-a-token-1`: `baſic 4670rI` matched the auth scheme
+    /// regex, which folds case over Unicode, but not the ASCII keyword prefilter; a second run,
+    /// let through by the `token` in `<TOKEN>`, redacted it. Schemes and flags are ASCII.
+    #[test]
+    fn non_ascii_scheme_or_flag_is_no_credential_keyword() {
+        check(
+            "R33d374ba6a3ce929d034670trace4r-&baſic 4670rI",
+            "<TOKEN>&baſic 4670rI",
+        );
+        check("<TOKEN> --paſſword Tr1cky", "<TOKEN> --paſſword Tr1cky");
+        check(
+            "Authorization: Basic dXNlcjpw",
+            "Authorization: Basic <SECRET>",
+        );
+    }
+
+    /// Fuzz find `trace-id-label-inside-a-token-1`: a trace id stayed because `…traceId=`
+    /// labelled it, but the label was the tail of a token-like run that became `<TOKEN>`; a second
+    /// run saw no label and took the id.
+    #[test]
+    fn trace_id_label_inside_a_token_labels_nothing() {
+        check(
+            "R33d374ba6a3ce929d034e670traceId=4bf92f357d374ba6a3ce929d034e670rI r0",
+            "<TOKEN>=<TOKEN> r0",
+        );
+        check(
+            "traceId=4bf92f357d374ba6a3ce929d034e670rI",
+            "traceId=4bf92f357d374ba6a3ce929d034e670rI",
         );
     }
 
