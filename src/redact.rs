@@ -536,6 +536,12 @@ impl Features {
             if word == "sk" && byte_before(s, m.start()).is_some_and(|b| b.is_ascii_alphabetic()) {
                 continue;
             }
+            // `<SECRET>`, `<TOKEN>`, `<HOST>`… spell keywords; counted, they would let a second
+            // run into rules the first skipped (and find what only the rule sees, such as `ISk:`
+            // as a key, which the `sk` keyword does not match).
+            if inside_placeholder(s, m.start(), m.end()) {
+                continue;
+            }
             f.triggers |= t;
         }
         f
@@ -608,6 +614,18 @@ fn is_word_byte(b: u8) -> bool {
 fn placeholder_before(s: &str, i: usize) -> bool {
     let head = s.as_bytes().get(..i).unwrap_or_default();
     PLACEHOLDERS.iter().any(|p| head.ends_with(p.as_bytes()))
+}
+
+/// Whether `s[start..end]` lies inside a placeholder.
+fn inside_placeholder(s: &str, start: usize, end: usize) -> bool {
+    let b = s.as_bytes();
+    (start.saturating_sub(9)..=start.min(b.len().saturating_sub(1)))
+        .filter(|&k| b[k] == b'<')
+        .any(|k| {
+            PLACEHOLDERS
+                .iter()
+                .any(|p| b[k..].starts_with(p.as_bytes()) && k + p.len() >= end)
+        })
 }
 
 /// Whether a placeholder starts at `i` (see [`placeholder_before`]).
@@ -2404,6 +2422,16 @@ mod tests {
             "traceId=4bf92f357d374ba6a3ce929d034e670rI",
             "traceId=4bf92f357d374ba6a3ce929d034e670rI",
         );
+    }
+
+    /// Fuzz find `placeholder-opens-the-keyword-prefilter-1`: the `secret` in `<SECRET>` let a
+    /// second run through the keyword prefilter into the key/value rule, which read `ISk:` as a
+    /// key the first run's prefilter (`sk` only at a word's start) never looked at. Keywords
+    /// inside placeholders no longer count.
+    #[test]
+    fn keywords_inside_placeholders_open_no_rule() {
+        check("I://:R@ISk:(", "I://:<SECRET>@ISk:(");
+        unchanged("<SECRET> ISk:( <TOKEN> <HOST> <POD> <PID>");
     }
 
     /// Fuzz finds `url-userinfo-and-secret-key-*`: URL userinfo may hold no `/`, quote or space,
