@@ -785,8 +785,14 @@ fn pass_stack(s: &str, c: &mut RedactionCounts) -> Option<String> {
     if kind == StackKind::Python
         && let Some(tail) = python_exception_line(&s[start..])
     {
+        let cut = out.len();
         out.push(' ');
         out.push_str(tail);
+        // The kept line must not close a frame the head opened (`File " <STACK> Error:", line
+        // 2`): a second run would cut there. Then only the head stays.
+        if find_stack_start(&out).is_some() {
+            out.truncate(cut);
+        }
     }
     c.add(RedactionClass::Stack, 1);
     Some(out)
@@ -2846,6 +2852,17 @@ mod tests {
     }
 
     // --- stacks -------------------------------------------------------------------------------
+
+    /// Fuzz find `python-exception-line-closes-a-frame-1`: the exception line kept after
+    /// `<STACK>` held `", line 2`, which with the `File "` left in the head made a new frame; a
+    /// second run cut it. Such a line is not kept.
+    #[test]
+    fn kept_exception_line_makes_no_new_frame() {
+        check(
+            "File \"File \" \", line 2\nError:\", line 2",
+            "File \" <STACK>",
+        );
+    }
 
     #[test]
     fn stacks() {
