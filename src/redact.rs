@@ -590,6 +590,11 @@ impl<'s> Edit<'s> {
         true
     }
 
+    /// Whether the last replacement ends at `i`: a placeholder will stand right before it.
+    fn replaced_up_to(&self, i: usize) -> bool {
+        self.out.is_some() && self.last == i
+    }
+
     fn finish(self) -> Option<String> {
         let mut out = self.out?;
         out.push_str(&self.src[self.last..]);
@@ -848,7 +853,9 @@ fn pass_sql_statements(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let Some(m) = SQL_START_RE.find_at(s, pos) else {
             break;
         };
-        if placeholder_before(s, m.start()) {
+        // Right after a literal this scan replaced (`"…"delete from`) is right after `<STR>`
+        // in a second run, which skips it there.
+        if placeholder_before(s, m.start()) || e.replaced_up_to(m.start()) {
             pos = m.end();
             continue;
         }
@@ -2836,6 +2843,12 @@ mod tests {
         check(
             "INSERT INTO t VALUES ('a\nb', 1)",
             "INSERT INTO t VALUES (<STR>\n<STR>, 1)",
+        );
+        // Fuzz find `sql-verb-after-a-multiline-string-1`: a verb right after such a literal
+        // follows `<STR>` in a second run, which starts no statement there; nor does the first.
+        check(
+            "delete from=\"\n\"delete from\"delete from,\"",
+            "delete from=<STR>\n<STR>delete from\"delete from,<STR>",
         );
         // The statement ends with a literal that spans lines, as a second run would end it.
         check(
