@@ -1998,8 +1998,14 @@ fn pass_ipv6(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let addr = inner.split('%').next().unwrap_or(inner);
         let (valid, trimmed) = if addr.parse::<std::net::Ipv6Addr>().is_ok() {
             (true, 0)
-        } else if !open && !inner.contains('%') && addr.ends_with(':') && !addr.ends_with("::") {
-            // `::1: connection refused`: one trailing colon is punctuation.
+        } else if !open
+            && !inner.contains('%')
+            && byte_at(s, start + text.len()) != Some(b'%')
+            && addr.ends_with(':')
+            && !addr.ends_with("::")
+        {
+            // `::1: connection refused`: one trailing colon is punctuation; not before a zone
+            // (`::8ae2:%7a`, and `::8ae2:%<IP>` once the zone's address is replaced).
             let t = &addr[..addr.len() - 1];
             (
                 t.parse::<std::net::Ipv6Addr>().is_ok(),
@@ -2560,6 +2566,8 @@ mod tests {
     #[test]
     fn ipv6_address_in_a_rejected_zone_is_redacted_once() {
         check("::%0.0.3.1-0::", "::%<IP>-<IP>");
+        // Fuzz find `ipv6-colon-before-a-redacted-zone-1`.
+        check("::8ae2:%7a::7ae x", "::8ae2:%<IP> x");
         check("fe80::1%eth0 up", "<IP> up");
     }
 
