@@ -906,7 +906,9 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, c: &mut RedactionCounts
                 // `= "password": "x"` is JSON after a statement, not a string: a SQL literal is
                 // never followed by `:`, and taking the key as one would hide it from the
                 // key/value rule, letting its value through.
-                let json_key = s[end..].trim_start_matches([' ', '\t']).starts_with(':');
+                // `::` after it is an IPv6 address (`""::a`), which becomes `<IP>` later.
+                let after = s[end..].trim_start_matches([' ', '\t']);
+                let json_key = after.starts_with(':') && !after.starts_with("::");
                 if sql_value_position(s, i) && !json_key {
                     if replace_literal(s, i, end, e, c) {
                         return end;
@@ -2569,6 +2571,14 @@ mod tests {
         // Fuzz find `ipv6-colon-before-a-redacted-zone-1`.
         check("::8ae2:%7a::7ae x", "::8ae2:%<IP> x");
         check("fe80::1%eth0 up", "<IP> up");
+    }
+
+    /// Fuzz find `sql-string-before-ipv6-taken-for-json-key-1`: `""::a` after a statement's `>`
+    /// was taken for a JSON key (a `:` follows) and kept; the IPv6 rule made `::a` `<IP>`, and a
+    /// second run took `""` for a string. `::` is no JSON separator.
+    #[test]
+    fn sql_string_before_an_ipv6_address_is_a_string() {
+        check("SELECT * FROM>\"\"::a", "SELECT * FROM><STR>::a");
     }
 
     #[test]
