@@ -17,9 +17,13 @@
 //!   every regex is compiled once, and one byte scan plus one Aho-Corasick pass decide which rule
 //!   families can possibly apply; a typical line runs two or three cheap regexes or none, and a
 //!   line without a hit is returned borrowed, without allocation.
-//! * **Rules run in a fixed order** (PEM, stack, SQL, URL credentials, key/value secrets, tokens,
+//! * **Rules run in a fixed order** (PEM, stack, key/value secrets, SQL, tokens, URL credentials,
 //!   e-mail, hosts, IPs, pods, PIDs); each rule treats the placeholders of earlier ones as inert,
-//!   which makes `redact(redact(x)) == redact(x)`.
+//!   and a rule goes after the rules whose replacements could change what it matches (a secret
+//!   value can hold the quote SQL pairs; a token can end in the `/` that ends URL userinfo), which
+//!   makes `redact(redact(x)) == redact(x)`. Where two rules depend on each other, the earlier
+//!   one looks again, only on a line the later one changed: SQL and URL credentials in turn
+//!   once credentials were found, IPv6 after pods, long tokens after a rule cut a long run.
 //!
 //! Decisions a reader might not guess:
 //!
@@ -152,8 +156,18 @@ const STACK: &str = "<STACK>";
 
 const PLACEHOLDERS: [&str; 10] = [SECRET, TOKEN, HOST, POD, PID, IP, EMAIL, STR, NUM, STACK];
 
+/// Whether `s` is nothing but redaction output: one placeholder or several back to back. A later
+/// rule can put its placeholder right after an earlier one's (`password=x'y'` in a SQL statement
+/// gives `<SECRET><STR>`); taking that pair for a raw value would redact it again on a second run.
 fn is_placeholder(s: &str) -> bool {
-    PLACEHOLDERS.contains(&s)
+    let mut rest = s;
+    while !rest.is_empty() {
+        match PLACEHOLDERS.iter().find(|p| rest.starts_with(**p)) {
+            Some(p) => rest = &rest[p.len()..],
+            None => return false,
+        }
+    }
+    !s.is_empty()
 }
 
 /// Compiles every rule now, in the reverse of the order [`redact`] first needs them.
@@ -229,13 +243,9 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
     if let Cow::Owned(ref s) = cur {
         f = Features::scan(s);
     }
-    if f.has(T_SQL) {
-        step(&mut cur, |s| pass_sql_statements(s, c));
-        step(&mut cur, |s| pass_sql_messages(s, c));
-    }
-    if f.has(T_URL) && f.at_sign {
-        step(&mut cur, |s| pass_url_userinfo(s, c));
-    }
+    // Secret values go before SQL: a value may hold a quote, a backtick, a backslash or a SQL
+    // verb that the SQL scanner pairs or starts a statement at, and the scanner must see the text
+    // as a second run will (after `<SECRET>`), or that run finds other literals.
     if f.has(T_SECRET) {
         step(&mut cur, |s| pass_key_values(s, c));
         step(&mut cur, |s| {
@@ -243,30 +253,76 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
         });
         step(&mut cur, |s| pass_auth_scheme(s, c));
     }
+    // Driver and server messages before statements: a bound value can hold the backtick or
+    // quote a statement's scanner would pair, and the scanner must see it gone, as a second
+    // run does.
+    if f.has(T_SQL) {
+        step(&mut cur, |s| pass_sql_messages(s, c));
+        step(&mut cur, |s| pass_sql_statements(s, c));
+    }
     if f.max_run >= 15 {
         step(&mut cur, |s| pass_vendor_tokens(s, c));
         if f.max_run >= 32 {
             step(&mut cur, |s| pass_long_tokens(s, c));
         }
     }
+    // URL userinfo is anything up to `@` without a `/`, quote or space: it goes after every rule
+    // that can remove one of those (a secret value, a SQL string, a token ending in `/`), so it
+    // sees the text a second run sees; before the e-mail rule, which would take `pw@host`.
+    if f.has(T_URL) && f.at_sign {
+        // The other way round, a password can hold a backtick, a backslash or a `;` that the
+        // SQL scanner paired or stopped at, and a SQL string can hold the quote that ended
+        // userinfo. Neither rule can go first, so on a line where URL credentials were found
+        // and a statement keyword is, SQL (and the token rules, whose runs a `<NUM>` can cut)
+        // looks again, and URL again after it, until neither changes anything. Such lines are
+        // rare; every other line pays nothing.
+        let mut rounds = 0;
+        while step(&mut cur, |s| pass_url_userinfo(s, c)) && f.has(T_SQL) && rounds < 4 {
+            rounds += 1;
+            let messages = step(&mut cur, |s| pass_sql_messages(s, c));
+            if !(step(&mut cur, |s| pass_sql_statements(s, c)) | messages) {
+                break;
+            }
+            if f.max_run >= 15 {
+                step(&mut cur, |s| pass_vendor_tokens(s, c));
+                if f.max_run >= 32 {
+                    step(&mut cur, |s| pass_long_tokens(s, c));
+                }
+            }
+        }
+    }
+    // The rules below can cut the head or tail off a long run (`<POD>_…`, `/<HOST>`); the rest
+    // is a new, shorter run, which may be token-like where the whole was not. A second run
+    // would take it, so the token rule looks again now, only after such a cut.
+    let mut cut = false;
     if f.at_sign {
-        step(&mut cur, |s| pass_email(s, c));
+        cut |= step(&mut cur, |s| pass_email(s, c));
     }
     if f.has(T_HOST) {
-        step(&mut cur, |s| pass_hosts(s, c));
+        cut |= step(&mut cur, |s| pass_hosts(s, c));
     }
     // Every IPv6 address has `::` or at least six colons; clock times have two.
     if f.double_colon || f.colons >= 6 {
-        step(&mut cur, |s| pass_ipv6(s, c));
+        cut |= step(&mut cur, |s| pass_ipv6(s, c));
     }
     if f.digit_dots >= 3 {
-        step(&mut cur, |s| pass_ipv4(s, c));
+        cut |= step(&mut cur, |s| pass_ipv4(s, c));
     }
+    let mut pod = false;
     if f.has(T_POD) {
-        step(&mut cur, |s| pass_pod_context(s, c));
+        pod |= step(&mut cur, |s| pass_pod_context(s, c));
     }
     if f.pod_suffix {
-        step(&mut cur, |s| pass_pod_shape(s, c));
+        pod |= step(&mut cur, |s| pass_pod_shape(s, c));
+    }
+    // An IPv6 address that ran into a pod name's head (`8a2e:375a3e-1d8f9c6b5-x2k4o`) was no
+    // address; once the pod is `<POD>` it ends at `:` and is one, so the IPv6 rule looks again.
+    if pod && (f.double_colon || f.colons >= 6) {
+        step(&mut cur, |s| pass_ipv6(s, c));
+    }
+    cut |= pod;
+    if cut && f.max_run >= 32 {
+        step(&mut cur, |s| pass_long_tokens(s, c));
     }
     if f.digit && (f.has(T_PID) || f.bracket_digit || f.hash_digit) {
         step(&mut cur, |s| pass_pid(s, c));
@@ -274,9 +330,14 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
     cur
 }
 
-fn step<'a>(cur: &mut Cow<'a, str>, pass: impl FnOnce(&str) -> Option<String>) {
-    if let Some(next) = pass(cur.as_ref()) {
-        *cur = Cow::Owned(next);
+/// Runs one rule on the current text; whether it changed anything.
+fn step<'a>(cur: &mut Cow<'a, str>, pass: impl FnOnce(&str) -> Option<String>) -> bool {
+    match pass(cur.as_ref()) {
+        Some(next) => {
+            *cur = Cow::Owned(next);
+            true
+        }
+        None => false,
     }
 }
 
@@ -519,6 +580,12 @@ impl Features {
             if word == "sk" && byte_before(s, m.start()).is_some_and(|b| b.is_ascii_alphabetic()) {
                 continue;
             }
+            // `<SECRET>`, `<TOKEN>`, `<HOST>`… spell keywords; counted, they would let a second
+            // run into rules the first skipped (and find what only the rule sees, such as `ISk:`
+            // as a key, which the `sk` keyword does not match).
+            if inside_placeholder(s, m.start(), m.end()) {
+                continue;
+            }
             f.triggers |= t;
         }
         f
@@ -567,6 +634,11 @@ impl<'s> Edit<'s> {
         true
     }
 
+    /// Whether the last replacement ends at `i`: a placeholder will stand right before it.
+    fn replaced_up_to(&self, i: usize) -> bool {
+        self.out.is_some() && self.last == i
+    }
+
     fn finish(self) -> Option<String> {
         let mut out = self.out?;
         out.push_str(&self.src[self.last..]);
@@ -593,10 +665,35 @@ fn placeholder_before(s: &str, i: usize) -> bool {
     PLACEHOLDERS.iter().any(|p| head.ends_with(p.as_bytes()))
 }
 
+/// Whether `s[start..end]` lies inside a placeholder.
+fn inside_placeholder(s: &str, start: usize, end: usize) -> bool {
+    let b = s.as_bytes();
+    (start.saturating_sub(9)..=start.min(b.len().saturating_sub(1)))
+        .filter(|&k| b[k] == b'<')
+        .any(|k| {
+            PLACEHOLDERS
+                .iter()
+                .any(|p| b[k..].starts_with(p.as_bytes()) && k + p.len() >= end)
+        })
+}
+
 /// Whether a placeholder starts at `i` (see [`placeholder_before`]).
 fn placeholder_after(s: &str, i: usize) -> bool {
     let tail = s.as_bytes().get(i..).unwrap_or_default();
     PLACEHOLDERS.iter().any(|p| tail.starts_with(p.as_bytes()))
+}
+
+/// Index just past the placeholders that follow each other from `i` (`i` itself when none does).
+fn placeholders_at(s: &str, i: usize) -> usize {
+    let mut at = i;
+    while let Some(p) = PLACEHOLDERS.iter().find(|p| {
+        s.as_bytes()
+            .get(at..)
+            .is_some_and(|t| t.starts_with(p.as_bytes()))
+    }) {
+        at += p.len();
+    }
+    at
 }
 
 /// Index just past the character starting at `i` (for resuming a search after a reject).
@@ -617,10 +714,26 @@ fn pass_regex_groups(
 ) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in re.captures_iter(s) {
-        if let Some(v) = caps.get(1)
-            && !is_placeholder(v.as_str())
-            && e.replace(v.start(), v.end(), placeholder)
-        {
+        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        // An ASCII flag only, as the prefilter sees it (see [`pass_auth_scheme`]).
+        if !s[whole.start()..v.start()].is_ascii() {
+            continue;
+        }
+        // As a key's value (see [`unquoted_end`]), it never runs into a placeholder. A value that
+        // starts with a separator (`--token :x`) is a key/value pair, that rule's to redact:
+        // taking the `:` would unmake a key the key/value rule yielded to (`token:--token :x`).
+        if placeholders_at(s, v.start()) > v.start() || v.as_str().starts_with([':', '=']) {
+            continue;
+        }
+        let end = v
+            .as_str()
+            .match_indices('<')
+            .map(|(k, _)| v.start() + k)
+            .find(|&i| placeholder_after(s, i))
+            .unwrap_or(v.end());
+        if e.replace(v.start(), end, placeholder) {
             c.add(class, 1);
         }
     }
@@ -721,8 +834,14 @@ fn pass_stack(s: &str, c: &mut RedactionCounts) -> Option<String> {
     if kind == StackKind::Python
         && let Some(tail) = python_exception_line(&s[start..])
     {
+        let cut = out.len();
         out.push(' ');
         out.push_str(tail);
+        // The kept line must not close a frame the head opened (`File " <STACK> Error:", line
+        // 2`): a second run would cut there. Then only the head stays.
+        if find_stack_start(&out).is_some() {
+            out.truncate(cut);
+        }
     }
     c.add(RedactionClass::Stack, 1);
     Some(out)
@@ -778,8 +897,17 @@ fn pass_sql_statements(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let Some(m) = SQL_START_RE.find_at(s, pos) else {
             break;
         };
-        if placeholder_before(s, m.start()) {
+        // Right after a literal this scan replaced (`"…"delete from`) is right after `<STR>`
+        // in a second run, which skips it there.
+        if placeholder_before(s, m.start()) || e.replaced_up_to(m.start()) {
             pos = m.end();
+            continue;
+        }
+        // A verb glued to a token-like run (`…2a0b4c-5d6e-SELECT *4 FROM`) is that run's tail:
+        // the token rule may take it with the run, and a second run would then start the
+        // statement at a later verb and find other literals. A statement starts apart.
+        if byte_before(s, m.start()).is_some_and(|b| matches!(b, b'-' | b'+' | b'/')) {
+            pos = next_char(s, m.start());
             continue;
         }
         let end = sql_literals(s, m.start(), &mut e, c);
@@ -811,8 +939,8 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, c: &mut RedactionCounts
                     }
                     _ => i,
                 };
-                if e.replace(lit_start, end, STR) {
-                    c.add(RedactionClass::SqlLiteral, 1);
+                if replace_literal(s, lit_start, end, e, c) {
+                    return end;
                 }
                 i = end;
             }
@@ -822,10 +950,12 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, c: &mut RedactionCounts
                 // `= "password": "x"` is JSON after a statement, not a string: a SQL literal is
                 // never followed by `:`, and taking the key as one would hide it from the
                 // key/value rule, letting its value through.
-                let json_key = s[end..].trim_start_matches([' ', '\t']).starts_with(':');
+                // `::` after it is an IPv6 address (`""::a`), which becomes `<IP>` later.
+                let after = s[end..].trim_start_matches([' ', '\t']);
+                let json_key = after.starts_with(':') && !after.starts_with("::");
                 if sql_value_position(s, i) && !json_key {
-                    if e.replace(i, end, STR) {
-                        c.add(RedactionClass::SqlLiteral, 1);
+                    if replace_literal(s, i, end, e, c) {
+                        return end;
                     }
                     i = end;
                 } else {
@@ -862,6 +992,30 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, c: &mut RedactionCounts
         }
     }
     b.len()
+}
+
+/// Replaces a quoted literal with `<STR>`, one per line it spans; whether it spans a line break.
+///
+/// The line breaks stay, so the rules that read line by line (a MyBatis parameter line, a
+/// statement ending at its line) see the same lines in a second run (`Parameters:("\n"(String)`
+/// must not become one line). For the same reason the statement ends with such a literal: a
+/// second run would end it at the line break.
+fn replace_literal(
+    s: &str,
+    start: usize,
+    end: usize,
+    e: &mut Edit<'_>,
+    c: &mut RedactionCounts,
+) -> bool {
+    let mut from = start;
+    for line in s[start..end].split_inclusive('\n') {
+        let text = line.strip_suffix('\n').unwrap_or(line);
+        if !text.is_empty() && e.replace(from, from + text.len(), STR) {
+            c.add(RedactionClass::SqlLiteral, 1);
+        }
+        from += line.len();
+    }
+    from > start && s[start..end].contains('\n')
 }
 
 /// `42`, `3.14`, `1e9`: a numeric literal and nothing else (`10ms`, `t1`, `1.2.3` are not).
@@ -928,9 +1082,18 @@ static DUPLICATE_ENTRY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(r"(?i-u:duplicate entry) ('(?:[^'\\]|\\.)*'?)").expect("constant regex")
 });
 
+// The closing phrase must end where no later rule can take it into a host, an e-mail, a pod or
+// a token (`already exists.org`, `exists-x2k4m`): once that rule replaced it, a second run would
+// find the phrase further on and take the placeholder as part of a longer value. Nor may a
+// placeholder follow it (`exists.5` in a statement becomes `exists.<NUM>`). What follows is
+// spelled so that matching bytes ends where matching characters does (see `matcher`): an ASCII
+// byte outside the set, or a whole run of non-ASCII characters.
 static PG_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
-    Matcher::new(r"Key \([^)\n]*\)=\(([^\n]*?)\) (?:already exists|is not present|conflicts)")
-        .expect("constant regex")
+    Matcher::new(concat!(
+        r"Key \([^)\n]*\)=\(([^\n]*?)\) (?:already exists|is not present|conflicts)",
+        r"\.*(?:[\x00-\x7f&&[^A-Za-z0-9_.@%+/<\-]]|[^\x00-\x7f]+|\z)",
+    ))
+    .expect("constant regex")
 });
 
 static MYBATIS_PARAMS_RE: LazyLock<Matcher> =
@@ -972,7 +1135,23 @@ fn is_numeric_sql_type(t: &str) -> bool {
     NUMERIC.contains(&t) || t == "REAL"
 }
 
+/// The four message forms can overlap (`Parameters: Duplicate entry '(String), …`): of two
+/// overlapping spans the later is dropped, and the regex match it was may have hidden another
+/// (a second `Duplicate entry '…'` inside the dropped quote), which a second `redact` would then
+/// find. So on a line where a form matched, the forms look again at the result until nothing
+/// changes; every replacement is a placeholder the forms skip, so this ends after a round or two.
 fn pass_sql_messages(s: &str, c: &mut RedactionCounts) -> Option<String> {
+    let mut out = sql_messages_once(s, c)?;
+    for _ in 0..4 {
+        match sql_messages_once(&out, c) {
+            Some(next) => out = next,
+            None => break,
+        }
+    }
+    Some(out)
+}
+
+fn sql_messages_once(s: &str, c: &mut RedactionCounts) -> Option<String> {
     // Spans from the four message forms, merged into one ordered edit.
     let mut spans: Vec<(usize, usize, &'static str)> = Vec::new();
     for caps in DUPLICATE_ENTRY_RE.captures_iter(s) {
@@ -1292,10 +1471,21 @@ fn ends_value(ch: char) -> bool {
 }
 
 /// Span of an unquoted value starting at `start` (cookies continue across `; name=value`).
+///
+/// A value never runs into a placeholder: `password=x'y'` in a SQL statement ends at the quote
+/// and becomes `<SECRET><STR>` once the SQL rule has run; a second run must end the value where
+/// the first did, not take the placeholders and the text after them for a longer value.
 fn unquoted_end(s: &str, start: usize, cookie: bool) -> usize {
+    let lead = placeholders_at(s, start);
+    if lead > start {
+        return lead;
+    }
     let mut end = start;
     let mut i = start;
     while let Some(ch) = s[i..].chars().next() {
+        if ch == '<' && placeholder_after(s, i) {
+            break;
+        }
         if cookie && ch == ';' {
             // `a=1; b=2`: keep going while another `name=` pair follows.
             let rest = &s[i + 1..];
@@ -1421,10 +1611,14 @@ fn key_name(text: &str) -> &str {
 /// it (`password=mypassword:`) still goes whole; a cookie's `name=value` pairs go whole too
 /// (`Cookie: "password": "x"` is JSON and yields).
 fn yields_to_inner_key(s: &str, at: usize, resume: usize, cookie: bool) -> bool {
-    // A token-shaped inner key (`token: Q8zX…token: A`) becomes `<TOKEN>` later in this pass;
-    // the next pass must still see it as the key it was, or it would redact it as the value.
-    if let Some(p) = PLACEHOLDERS.iter().find(|p| s[at..].starts_with(**p)) {
-        let rest = &s[at + p.len()..];
+    // A token-shaped inner key (`token: Q8zX…token: A`), or one whose head is a token
+    // (`accessKeyId=LTAI…-token: a`) or holds a number (`-7-ApiKey:` in a SQL statement),
+    // becomes `<TOKEN>…` or `-<NUM>-ApiKey` later in this run; the next run must still see it
+    // as the key it was, or it would redact it as the value. The key is read from its last
+    // placeholder on.
+    let key_at = last_placeholder_in_key(s, at);
+    if key_at > at {
+        let rest = &s[key_at..];
         let sep = rest.trim_start_matches([' ', '\t']);
         if let Some(after) = sep.strip_prefix([':', '=']) {
             let value_at = s.len() - after.trim_start_matches([' ', '\t']).len();
@@ -1433,12 +1627,28 @@ fn yields_to_inner_key(s: &str, at: usize, resume: usize, cookie: bool) -> bool 
         }
     }
     KV_RE
-        .find_at(s, at)
-        .filter(|k| k.start() == at && k.end() >= resume)
+        .find_at(s, key_at)
+        .filter(|k| k.start() == key_at && k.end() >= resume)
         .filter(|k| is_secret_key(key_name(k.as_str())))
         .filter(|k| !cookie || !k.as_str().trim_end_matches([' ', '\t']).ends_with('='))
         .and_then(|k| value_span(s, k.end(), false))
         .is_some_and(|(start, end, _, _)| start < end)
+}
+
+/// Index just past the last placeholder among the key characters that start at `at` (`at` when
+/// there is none): `-<NUM>-ApiKey: x` gives the index of `-ApiKey`.
+fn last_placeholder_in_key(s: &str, at: usize) -> usize {
+    let (mut i, mut key_at) = (at, at);
+    loop {
+        let p = placeholders_at(s, i);
+        if p > i {
+            (i, key_at) = (p, p);
+        } else if byte_at(s, i).is_some_and(|b| is_word_byte(b) || matches!(b, b'.' | b'-')) {
+            i += 1;
+        } else {
+            return key_at;
+        }
+    }
 }
 
 fn pass_key_values(s: &str, c: &mut RedactionCounts) -> Option<String> {
@@ -1506,7 +1716,15 @@ static AUTH_SCHEME_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_auth_scheme(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in AUTH_SCHEME_RE.captures_iter(s) {
-        let Some(v) = caps.get(1) else { continue };
+        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        // The regex folds case over Unicode (`baſic` is `basic`), the keyword prefilter over
+        // ASCII only; a scheme it cannot see would be found by a second run, which a placeholder
+        // such as `<TOKEN>` lets through the prefilter. Schemes are ASCII.
+        if !s[whole.start()..v.start()].is_ascii() {
+            continue;
+        }
         // `Bearer token expired`, `basic authentication`, `Bearer realm="x"`: not a credential.
         if v.as_str()
             .trim_end_matches('=')
@@ -1566,9 +1784,15 @@ fn pass_vendor_tokens(s: &str, c: &mut RedactionCounts) -> Option<String> {
 fn pass_long_tokens(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
     for m in LONG_RUN_RE.find_iter(s) {
+        // `=` is padding only at the end of the token; before a value (`…secret=<SECRET>`) it is
+        // a key's separator, which a second run must still find.
+        let mut end = m.end();
+        if byte_at(s, end).is_some_and(|b| is_word_byte(b) || b == b'<') {
+            end = m.start() + m.as_str().trim_end_matches('=').len();
+        }
         if is_token_like(m.as_str())
             && !labelled_as_trace_id(s, m.start())
-            && e.replace(m.start(), m.end(), TOKEN)
+            && e.replace(m.start(), end, TOKEN)
         {
             c.add(RedactionClass::Token, 1);
         }
@@ -1618,6 +1842,15 @@ fn labelled_as_trace_id(s: &str, start: usize) -> bool {
         .rev()
         .find(|&(_, ch)| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-'))
         .map_or(0, |(i, ch)| i + ch.len_utf8());
+    // A label that is the tail of a token-like run (`…e670traceId=`) goes with that run, and a
+    // second run would see `<TOKEN>=`, no label: it labels nothing in the first either.
+    let run_start = before
+        .bytes()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-')))
+        .map_or(0, |i| i + 1);
+    if is_token_like(&before[run_start..]) {
+        return false;
+    }
     let key: String = before[key_start..]
         .chars()
         .filter(|ch| ch.is_ascii_alphanumeric())
@@ -1792,7 +2025,14 @@ fn pass_ipv4(s: &str, c: &mut RedactionCounts) -> Option<String> {
 
 fn pass_ipv6(s: &str, c: &mut RedactionCounts) -> Option<String> {
     let mut e = Edit::new(s);
-    for m in IPV6_RE.find_iter(s) {
+    let mut pos = 0;
+    while let Some(m) = IPV6_RE.find_at(s, pos) {
+        // A rejected candidate's zone (`::%0.0.3.1-0::`) is searched again: it can hold an
+        // address, which a second run would find once the IPv4 rule has broken the zone up.
+        pos = match m.as_str().find('%') {
+            Some(k) if k > 0 => m.start() + k,
+            _ => m.end().max(next_char(s, m.start())),
+        };
         let mut start = m.start();
         let mut text = m.as_str();
         // Brackets belong to the address only in pairs (`[::1]:443`).
@@ -1808,8 +2048,14 @@ fn pass_ipv6(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let addr = inner.split('%').next().unwrap_or(inner);
         let (valid, trimmed) = if addr.parse::<std::net::Ipv6Addr>().is_ok() {
             (true, 0)
-        } else if !open && !inner.contains('%') && addr.ends_with(':') && !addr.ends_with("::") {
-            // `::1: connection refused`: one trailing colon is punctuation.
+        } else if !open
+            && !inner.contains('%')
+            && byte_at(s, start + text.len()) != Some(b'%')
+            && addr.ends_with(':')
+            && !addr.ends_with("::")
+        {
+            // `::1: connection refused`: one trailing colon is punctuation; not before a zone
+            // (`::8ae2:%7a`, and `::8ae2:%<IP>` once the zone's address is replaced).
             let t = &addr[..addr.len() - 1];
             (
                 t.parse::<std::net::Ipv6Addr>().is_ok(),
@@ -1828,6 +2074,7 @@ fn pass_ipv6(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let after_ok = !byte_at(s, end).is_some_and(is_word_byte) && !placeholder_after(s, end);
         if before_ok && after_ok && e.replace(start, end, IP) {
             c.add(RedactionClass::Ip, 1);
+            pos = pos.max(m.end());
         }
     }
     e.finish()
@@ -1913,8 +2160,12 @@ fn pass_pod_context(s: &str, c: &mut RedactionCounts) -> Option<String> {
             continue;
         }
         let name = v.as_str();
-        let after_ok =
-            !byte_at(s, v.end()).is_some_and(is_word_byte) && !placeholder_after(s, v.end());
+        // `pod:ns/<POD>`: the name is the namespace of a pod already replaced (the first run
+        // read `ns/` as the namespace, and a second must not take it for the name).
+        let namespace = byte_at(s, v.end()) == Some(b'/') && placeholder_after(s, v.end() + 1);
+        let after_ok = !byte_at(s, v.end()).is_some_and(is_word_byte)
+            && !placeholder_after(s, v.end())
+            && !namespace;
         if after_ok
             && (is_statefulset_name(name) || is_pod_shape(name))
             && e.replace(v.start(), v.end(), POD)
@@ -2152,6 +2403,10 @@ mod tests {
             "token:Q8zXyW3v7nkassK2ex--GGggeGGtoken: A",
             "token:<TOKEN>: <SECRET>",
         );
+        // Fuzz find `cli-flag-takes-inner-key-separator-1`: the CLI flag rule took the inner
+        // key's `:` as the flag's value, so a second run no longer saw the inner key.
+        check("token:--token :x1", "token:--token :<SECRET>");
+        check("--token : x1", "--token : <SECRET>");
         // A cookie's `name=value` pairs still go whole; JSON after `Cookie:` is JSON.
         check("Cookie: JSESSIONID=AB12; uid=42", "Cookie: <SECRET>");
         check(
@@ -2173,6 +2428,205 @@ mod tests {
             r#"UPDATE t SET name = "bob" WHERE id = 1"#,
             "UPDATE t SET name = <STR> WHERE id = <NUM>",
         );
+    }
+
+    /// Fuzz finds `secret-value-eats-sql-*` (`fixtures/fuzz/redact/`): the SQL rule ran first and
+    /// paired a quote, a backtick or a backslash, or started a statement at a verb, that sat in a
+    /// secret value; the value became `<SECRET>`, so a second run paired or started differently and
+    /// found one more literal. Secret values now go first, and a value ends at a placeholder (a
+    /// value cut at a quote is followed by the SQL rule's `<STR>`).
+    #[test]
+    fn secret_value_holding_sql_quotes_or_keywords_is_redacted_once() {
+        check(
+            "SELECT * FROM`1 apikey=`d:",
+            "SELECT * FROM`<NUM> apikey=<SECRET>",
+        );
+        check("delete from pwd=`,\"`", "delete from pwd=<SECRET>,<STR>");
+        check(
+            "delete from\\\"-\nApiKey:b\\\"'",
+            "delete from\\\"-\nApiKey:<SECRET>\"<STR>",
+        );
+        check(
+            "Pass: UPDATE k SET\"UPDATE k SET 2\"",
+            "Pass: <SECRET> k SET\"UPDATE k SET <NUM>\"",
+        );
+        check(
+            "UPDATE t SET qty=1, password= le3'x y' m WHERE id=2",
+            "UPDATE t SET qty=<NUM>, password= <SECRET><STR> m WHERE id=<NUM>",
+        );
+        check("--password a'b c'd", "--password <SECRET>'b c'd");
+        // A quoted secret in a statement still ends as one SQL string.
+        check(
+            "UPDATE t SET password='x y' WHERE id=1",
+            "UPDATE t SET password=<STR> WHERE id=<NUM>",
+        );
+    }
+
+    /// Fuzz find `unicode-auth-scheme-behind-a-token-1`: `baſic 4670rI` matched the auth scheme
+    /// regex, which folds case over Unicode, but not the ASCII keyword prefilter; a second run,
+    /// let through by the `token` in `<TOKEN>`, redacted it. Schemes and flags are ASCII.
+    #[test]
+    fn non_ascii_scheme_or_flag_is_no_credential_keyword() {
+        check(
+            "R33d374ba6a3ce929d034670trace4r-&baſic 4670rI",
+            "<TOKEN>&baſic 4670rI",
+        );
+        check("<TOKEN> --paſſword Tr1cky", "<TOKEN> --paſſword Tr1cky");
+        check(
+            "Authorization: Basic dXNlcjpw",
+            "Authorization: Basic <SECRET>",
+        );
+    }
+
+    /// Fuzz find `trace-id-label-inside-a-token-1`: a trace id stayed because `…traceId=`
+    /// labelled it, but the label was the tail of a token-like run that became `<TOKEN>`; a second
+    /// run saw no label and took the id.
+    #[test]
+    fn trace_id_label_inside_a_token_labels_nothing() {
+        check(
+            "R33d374ba6a3ce929d034e670traceId=4bf92f357d374ba6a3ce929d034e670rI r0",
+            "<TOKEN>=<TOKEN> r0",
+        );
+        check(
+            "traceId=4bf92f357d374ba6a3ce929d034e670rI",
+            "traceId=4bf92f357d374ba6a3ce929d034e670rI",
+        );
+    }
+
+    /// Fuzz find `placeholder-opens-the-keyword-prefilter-1`: the `secret` in `<SECRET>` let a
+    /// second run through the keyword prefilter into the key/value rule, which read `ISk:` as a
+    /// key the first run's prefilter (`sk` only at a word's start) never looked at. Keywords
+    /// inside placeholders no longer count.
+    #[test]
+    fn keywords_inside_placeholders_open_no_rule() {
+        check("I://:R@ISk:(", "I://:<SECRET>@ISk:(");
+        unchanged("<SECRET> ISk:( <TOKEN> <HOST> <POD> <PID>");
+    }
+
+    /// Fuzz finds `url-userinfo-and-secret-key-*`: URL userinfo may hold no `/`, quote or space,
+    /// and a secret value or a token ending in `/` removed one after the URL rule had looked, so
+    /// a second run found credentials. The URL rule now runs after them; a backtick in the
+    /// password that the SQL rule had paired (`secret-value-eats-sql-quote-8`) makes SQL look
+    /// again.
+    #[test]
+    fn url_userinfo_is_read_after_the_rules_that_remove_its_delimiters() {
+        check("i://:Secret=/)@", "i://:<SECRET>@");
+        check(
+            "aloe://@10p(00):CCCCCpib2C4d5E6f3G8h9I0jK1lM2nOo-/@1@)=",
+            "aloe://@10p(00):<SECRET>@)=",
+        );
+        check(
+            "SELECT *4 FROM://:R`7@ 4`",
+            "SELECT *<NUM> FROM://:<SECRET>@ <NUM>`",
+        );
+        check(
+            "mysql://root:p4ss@db.prod.internal:3306/x",
+            "mysql://root:<SECRET>@<HOST>:3306/x",
+        );
+        // Fuzz find `url-password-and-sql-string-1`: once the password's backtick is gone, SQL
+        // takes `''` for a string, which unblocks a longer userinfo; both look until neither
+        // changes anything.
+        check("SELECT 4 FROM://:`@''`@", "SELECT <NUM> FROM://:<SECRET>@");
+    }
+
+    /// Fuzz find `mybatis-value-hides-duplicate-entry-1`: a MyBatis value overlapped a
+    /// `Duplicate entry '…'` quote, which was dropped, and that quote had hidden a second
+    /// `Duplicate entry '`; a second run found it. The message forms look again at their result.
+    #[test]
+    fn overlapping_sql_messages_are_redacted_once() {
+        check(
+            "Parameters:Duplicate entry '(String), Duplicate entry '",
+            "Parameters:<STR>(String), Duplicate entry <STR>",
+        );
+    }
+
+    /// Fuzz finds `pg-duplicate-key-message-and-host-*`: the closing `already exists` of a
+    /// PostgreSQL key message was the head of a host (`exists9le.org`), so the host rule took it
+    /// and a second run matched a later `already exists`, taking `<HOST>` into the value.
+    #[test]
+    fn pg_key_message_closing_phrase_must_end_the_word() {
+        check(
+            "Key (a)=(a) already exists9le.org) already exists9",
+            "Key (a)=(a) already <HOST>) already exists9",
+        );
+        check(
+            "Key (a)=(b) already exists.org) already exists",
+            "Key (a)=(<STR>) already exists",
+        );
+        check(
+            "Key (email)=(z@x.org) already exists.",
+            "Key (email)=(<STR>) already exists.",
+        );
+    }
+
+    /// Fuzz find `inner-key-partly-a-token-1`: the outer key yielded to an inner key whose head is
+    /// a vendor token (`LTAI…-token: a`); the token rule made it `<TOKEN>-token`, which a second run
+    /// no longer read as a key, so it redacted the inner key as the outer value.
+    #[test]
+    fn inner_key_whose_head_is_a_token_stays_a_key() {
+        check(
+            "accessKeyId=LTAI5zXeMcessHHh-token: a",
+            "accessKeyId=<TOKEN>-token: <SECRET>",
+        );
+        // Fuzz find `token-eats-inner-key-separator-1`: a token-like inner key took the `=` after
+        // it as base64 padding; the `=` before a value stays a separator.
+        check(
+            "secret=T<HOST>nig23-AbCdhvEfGhM4mhMv9Aslsecret=Q",
+            "secret=T<HOST><TOKEN>=<SECRET>",
+        );
+        // Fuzz find `inner-key-holds-a-sql-number-1`: in a statement, SQL makes the `7` of the
+        // inner key `<NUM>`; the key is still read after it.
+        check(
+            "SELECT 4 FROM password:  -7-ApiKey: 7",
+            "SELECT <NUM> FROM password:  -<NUM>-ApiKey: <SECRET>",
+        );
+    }
+
+    /// Fuzz find `pod-then-token-suffix-1`: a pod name cut out of the head of a long run left a
+    /// shorter run that is token-like where the whole was not; a second run took it. After a pod,
+    /// host, IP or e-mail rule changed a line with a long run, the token rule looks again.
+    #[test]
+    fn run_left_by_a_pod_cut_is_tokenised_once() {
+        check(
+            "southmmprodsking-q8w2z_peasp-der7f5-q8W2z_prodskipping",
+            "<POD><TOKEN>",
+        );
+        check(
+            "payment-7d8f9c6b5-x2k4m_default_app-0123456789abcdef0123456789abcdef.log",
+            "<POD>_default_app-0123456789abcdef0123456789abcdef.log",
+        );
+    }
+
+    /// Fuzz find `ipv6-runs-into-pod-name-1`: an IPv6 address that ran into the head of a pod
+    /// name (`8a2e:375a3e-1d8f9c6b5-x2k4o`) was rejected as no address; once the pod rule made the
+    /// name `<POD>`, a second run found the address ending at `:`. The IPv6 rule now looks again
+    /// after the pod rule changed a line.
+    #[test]
+    fn ipv6_address_before_a_pod_name_is_redacted_once() {
+        check(
+            "VPC flow: 2001:db8:8-5a3::8a2e:375a3e-1d8f9c6b5-x2k4o mt",
+            "VPC flow: 2001:db8:8-<IP>:<POD> mt",
+        );
+        check("fe80::1:payment-7d8f9c6b5-x2k4m", "<IP>:<POD>");
+    }
+
+    /// Fuzz find `ipv6-hidden-in-a-zone-1`: a rejected IPv6 candidate's zone id
+    /// (`::%0.0.3.1-0::`) hid the address `0::` after it; the IPv4 rule broke the zone up, and a
+    /// second run found the address. A rejected candidate's zone is searched again.
+    #[test]
+    fn ipv6_address_in_a_rejected_zone_is_redacted_once() {
+        check("::%0.0.3.1-0::", "::%<IP>-<IP>");
+        // Fuzz find `ipv6-colon-before-a-redacted-zone-1`.
+        check("::8ae2:%7a::7ae x", "::8ae2:%<IP> x");
+        check("fe80::1%eth0 up", "<IP> up");
+    }
+
+    /// Fuzz find `sql-string-before-ipv6-taken-for-json-key-1`: `""::a` after a statement's `>`
+    /// was taken for a JSON key (a `:` follows) and kept; the IPv6 rule made `::a` `<IP>`, and a
+    /// second run took `""` for a string. `::` is no JSON separator.
+    #[test]
+    fn sql_string_before_an_ipv6_address_is_a_string() {
+        check("SELECT * FROM>\"\"::a", "SELECT * FROM><STR>::a");
     }
 
     #[test]
@@ -2300,6 +2754,17 @@ mod tests {
         unchanged("localhost:8080 host=localhost");
     }
 
+    /// Fuzz find `pod-namespace-read-as-name-1`: `pod:e-6/b-mn4pt` read `e-6/` as the namespace
+    /// and made the name `<POD>`; a second run read `e-6` as a StatefulSet pod's name.
+    #[test]
+    fn pod_namespace_stays_after_its_pod_is_replaced() {
+        check("pod:e-6/b-mn4pt", "pod:e-6/<POD>");
+        check(
+            "Created pod: order-worke7c-65/fr8b9-mn4pt",
+            "Created pod: order-worke7c-65/<POD>",
+        );
+    }
+
     #[test]
     fn pod_suffix_of_only_digits_from_the_k8s_alphabet() {
         // Found by the property tests: Kubernetes can generate an all-digit suffix.
@@ -2404,6 +2869,60 @@ mod tests {
         );
     }
 
+    /// Fuzz find `sql-verb-inside-a-token-1`: a statement started at a verb glued to a long run
+    /// (`…-5d6e-SELECT *4 FROM`); the token rule took the verb with the run, and a second run
+    /// started at a later verb that the first had skipped inside backticks.
+    #[test]
+    fn sql_verb_glued_to_a_run_starts_no_statement() {
+        check(
+            "in poHHHHH4e53fsiurh2a0b4c-5d6e-SELECT *4 FROM:`@-SELECT *4 FROM:`@:",
+            "in <TOKEN> *4 FROM:`@-SELECT *4 FROM:`@:",
+        );
+        check("sql: SELECT *4 FROM t", "sql: SELECT *<NUM> FROM t");
+    }
+
+    /// Fuzz find `mybatis-value-eats-sql-backtick-1`: the statement scanner paired a backtick
+    /// that sat in a MyBatis bound value; the value became `<STR>`, so a second run found a
+    /// `<NUM>` the backtick had hidden. Messages now go before statements.
+    #[test]
+    fn bound_value_holding_a_backtick_is_redacted_once() {
+        check(
+            "SELECT * FROM`0 Parameters:`(String)",
+            "SELECT * FROM`<NUM> Parameters:<STR>(String)",
+        );
+        // A placeholder right after the closing phrase is what a rule made of its word.
+        check(
+            "Key (a)=(b) already exists.<NUM>",
+            "Key (a)=(b) already exists.<NUM>",
+        );
+    }
+
+    /// Fuzz find `sql-string-joins-mybatis-lines-1`: a statement's string spanning a line break
+    /// became one `<STR>`, which joined a `Parameters:` line to the type marker on the next; a
+    /// second run read a MyBatis value there. A literal now gives one `<STR>` per line.
+    #[test]
+    fn sql_string_across_lines_keeps_the_lines() {
+        check(
+            "SELECT * FROM:Parameters:(\"\n\"(String)",
+            "SELECT * FROM:Parameters:(<STR>\n<STR>(String)",
+        );
+        check(
+            "INSERT INTO t VALUES ('a\nb', 1)",
+            "INSERT INTO t VALUES (<STR>\n<STR>, 1)",
+        );
+        // Fuzz find `sql-verb-after-a-multiline-string-1`: a verb right after such a literal
+        // follows `<STR>` in a second run, which starts no statement there; nor does the first.
+        check(
+            "delete from=\"\n\"delete from\"delete from,\"",
+            "delete from=<STR>\n<STR>delete from\"delete from,<STR>",
+        );
+        // The statement ends with a literal that spans lines, as a second run would end it.
+        check(
+            "SELECT a FROM t WHERE b = 'x\n' `y SELECT a FROM t WHERE c=7`5",
+            "SELECT a FROM t WHERE b = <STR>\n<STR> `y SELECT a FROM t WHERE c=<NUM>`<NUM>",
+        );
+    }
+
     #[test]
     fn sql_false_positives() {
         unchanged("Please select a payment method from the list, retry in 30 seconds");
@@ -2412,6 +2931,17 @@ mod tests {
     }
 
     // --- stacks -------------------------------------------------------------------------------
+
+    /// Fuzz find `python-exception-line-closes-a-frame-1`: the exception line kept after
+    /// `<STACK>` held `", line 2`, which with the `File "` left in the head made a new frame; a
+    /// second run cut it. Such a line is not kept.
+    #[test]
+    fn kept_exception_line_makes_no_new_frame() {
+        check(
+            "File \"File \" \", line 2\nError:\", line 2",
+            "File \" <STACK>",
+        );
+    }
 
     #[test]
     fn stacks() {
@@ -2796,6 +3326,15 @@ mod tests {
                 "Caused by:", "File \"", "\", line ", "goroutine 7 [", "]:", "-----BEGIN KEY-----",
                 "-----END KEY-----", "AKIA", "ghp_", "eyJ", "10.0.", ".internal", "ip-10-0-0-1",
                 "fe80::", "%eth0", "a1b2c", "-x7k9q", "[12345]", "#9:",
+            ]).prop_map(str::to_owned),
+            // Whole matches, so whatever follows them tests where each rule's match ends.
+            2 => prop::sample::select(vec![
+                "Key (id)=(7) already exists", "Key (a)=(b) is not present",
+                "Duplicate entry 'x' for key", "Parameters: a(String), 1(Integer)",
+                "binding parameter [1] as [VARCHAR] - [v]", "select a, b as c from t",
+                "update t set a=1", "File \"x.py\", line 3", "at a.B.c(X.java:1)",
+                "jdbc:mysql://u:p@db:3306/x", "password=hunter2", "Bearer abcdef123",
+                "--password s3cr3t", "ip-10-0-0-1", "pid=42", "pod/web-7d9f8-x2k4m",
             ]).prop_map(str::to_owned),
             3 => prop::sample::select(vec![
                 "é", "密", "😀", "\u{200b}", "：", "ſ", "\u{212a}", "\u{301}", "\u{fffd}",
