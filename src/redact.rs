@@ -247,11 +247,20 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
     // verb that the SQL scanner pairs or starts a statement at, and the scanner must see the text
     // as a second run will (after `<SECRET>`), or that run finds other literals.
     if f.has(T_SECRET) {
-        step(&mut cur, |s| pass_key_values(s, c));
-        step(&mut cur, |s| {
+        let mut secret = step(&mut cur, |s| pass_key_values(s, c));
+        secret |= step(&mut cur, |s| {
             pass_regex_groups(s, &CLI_FLAG_RE, SECRET, RedactionClass::Secret, c)
         });
-        step(&mut cur, |s| pass_auth_scheme(s, c));
+        secret |= step(&mut cur, |s| pass_auth_scheme(s, c));
+        // A secret value can hold the `(` that kept a frame open (`at a.B(x password=( y)`):
+        // once it is `<SECRET>` the frame closes, and a second run would cut it. So the stack
+        // rule looks again, only on a line where a secret was replaced and a frame may be.
+        if secret
+            && (f.has(T_STACK) || (f.has(T_FRAME) && f.open_paren))
+            && step(&mut cur, |s| pass_stack(s, c))
+        {
+            f = Features::scan(&cur);
+        }
     }
     // Driver and server messages before statements: a bound value can hold the backtick or
     // quote a statement's scanner would pair, and the scanner must see it gone, as a second
@@ -3032,6 +3041,15 @@ mod tests {
             let once = r(s);
             assert_eq!(r(&once), once, "not idempotent for {s:?}");
         }
+    }
+
+    /// Fuzz find `secret-value-held-a-frame-paren-1`: the `(` inside a secret value kept the
+    /// frame open on the first run only.
+    #[test]
+    fn secret_value_held_a_frame_paren() {
+        let once = r("boom\nat java.util.Of([a password= x([b c.java:1)");
+        assert_eq!(once, "boom <STACK>");
+        assert_eq!(r(&once), once);
     }
 
     // --- corpus -------------------------------------------------------------------------------
