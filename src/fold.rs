@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 
 use serde::Serialize;
 
-use crate::patterns::{PatternId, TemplateMiner, Tokens};
+use crate::patterns::{PatternId, TemplateMiner};
 use crate::redact::{RedactionCounts, redact};
 
 /// Lines folded into patterns.
@@ -64,21 +64,15 @@ pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
                 });
             }
         },
-        // The reader, when the miner is behind, also cuts its lines into tokens: mining is then
-        // a cache lookup for most lines, and the two threads stay busy.
-        |line| Some(Tokens::of(&reader_side.redact(line))),
+        |line| Some(reader_side.redact(line)),
         |(miner, assignments, seen): &mut (TemplateMiner, Vec<PatternId>, SeenLines), batch| {
-            match batch {
-                Batch::Raw(lines) => {
-                    for line in lines {
-                        assignments.push(miner.insert(&seen.redact(line)));
-                    }
-                }
-                Batch::Prepared(lines) => {
-                    for tokens in &lines {
-                        assignments.push(miner.insert_tokens(tokens));
-                    }
-                }
+            let (lines, raw) = match batch {
+                Batch::Raw(lines) => (lines, true),
+                Batch::Prepared(lines) => (lines, false),
+            };
+            for line in lines {
+                let line = if raw { seen.redact(line) } else { line };
+                assignments.push(miner.insert(&line));
             }
         },
     );

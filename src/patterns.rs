@@ -147,28 +147,6 @@ impl std::fmt::Debug for TemplateMiner {
     }
 }
 
-/// A message cut into the miner's tokens, values masked: the part of
-/// [`TemplateMiner::insert`] that needs no miner, so a second thread can do it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tokens {
-    /// The masked tokens joined by one space.
-    masked: String,
-    /// Each token's span in `masked`.
-    spans: Vec<(u32, u32)>,
-}
-
-impl Tokens {
-    /// Cuts and masks one (already redacted) message.
-    pub fn of(message: &str) -> Tokens {
-        let mut t = Tokens {
-            masked: String::new(),
-            spans: Vec::new(),
-        };
-        tokenize(message, &mut t.masked, &mut t.spans);
-        t
-    }
-}
-
 /// One message on the slow path: its masked tokens and their hashes.
 struct Line<'a> {
     tokens: Vec<&'a str>,
@@ -199,20 +177,7 @@ impl TemplateMiner {
         buf.clear();
         spans.clear();
         tokenize(message, &mut buf, &mut spans);
-        let id = self.insert_masked(&buf, &spans);
-        self.buf = buf;
-        self.spans = spans;
-        id
-    }
-
-    /// Folds a message another thread already cut into tokens: the same as
-    /// [`insert`](Self::insert) on the message [`Tokens::of`] was given.
-    pub fn insert_tokens(&mut self, tokens: &Tokens) -> PatternId {
-        self.insert_masked(&tokens.masked, &tokens.spans)
-    }
-
-    fn insert_masked(&mut self, buf: &str, spans: &[(u32, u32)]) -> PatternId {
-        let id = match self.cache.get(buf) {
+        let id = match self.cache.get(buf.as_str()) {
             Some(&id) => id,
             None => {
                 let tokens: Vec<&str> = spans
@@ -230,10 +195,12 @@ impl TemplateMiner {
                     hashes,
                     key,
                 });
-                self.remember(buf, id);
+                self.remember(&buf, id);
                 id
             }
         };
+        self.buf = buf;
+        self.spans = spans;
         PatternId(id)
     }
 
@@ -808,36 +775,6 @@ fn bucket_hash(len: usize, key: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tokens_cut_elsewhere_fold_as_the_message_would() {
-        let messages = [
-            "Connection from <IP> closed after 35 ms",
-            "Connection from <IP> closed after 120 ms",
-            "user=alice rhost=<IP> uid=0 session opened",
-            "user=bob rhost=<HOST> uid=1000 session opened",
-            "disk /dev/sda1 at 91% (12 GB free)",
-            "",
-            "   ",
-            "Connection from <IP> closed after 7 ms",
-        ];
-        let mut direct = TemplateMiner::new();
-        let mut split = TemplateMiner::new();
-        for m in messages {
-            assert_eq!(
-                direct.insert(m),
-                split.insert_tokens(&Tokens::of(m)),
-                "{m:?}"
-            );
-        }
-        assert_eq!(direct.len(), split.len());
-        for id in 0..direct.len() as u32 {
-            assert_eq!(
-                direct.template(PatternId(id)),
-                split.template(PatternId(id))
-            );
-        }
-    }
 
     #[test]
     fn redacted_values_of_one_key_fold_whatever_their_class() {
