@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 
 use serde::Serialize;
 
+use crate::cache::ClearingMap;
 use crate::patterns::{PatternId, TemplateMiner};
 use crate::redact::{RedactionCounts, redact};
 
@@ -79,17 +80,15 @@ pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
     read.map(|()| Folded { miner, assignments })
 }
 
-/// Lines already redacted on this thread, and what each became.
+/// Lines already redacted on this thread, and what each became (`None`: itself).
 ///
 /// Log files repeat whole lines (health checks, retries, one error from every worker), and
 /// redaction is most of the cost of a line: a repeated line costs a lookup instead. Bounded
 /// like the miner's template cache: at most [`SEEN_MAX_LINES`] lines and [`SEEN_MAX_BYTES`]
-/// bytes, cleared when full. Redaction is a pure function of the line, so the cache changes no
+/// bytes, emptied when full. Redaction is a pure function of the line, so the cache changes no
 /// output; `patterns` reports no redaction counts, so none are kept.
-#[derive(Default)]
 struct SeenLines {
-    redacted: HashMap<Box<str>, Box<str>>,
-    bytes: usize,
+    redacted: ClearingMap<Option<Box<str>>>,
 }
 
 const SEEN_MAX_LINES: usize = 1 << 16;
@@ -97,27 +96,31 @@ const SEEN_MAX_BYTES: usize = 8 << 20;
 /// Longer lines are rare and would crowd out many short ones.
 const SEEN_MAX_LINE_BYTES: usize = 4096;
 
+impl Default for SeenLines {
+    fn default() -> Self {
+        SeenLines {
+            redacted: ClearingMap::new(SEEN_MAX_LINES, SEEN_MAX_BYTES),
+        }
+    }
+}
+
 impl SeenLines {
     fn redact(&mut self, line: String) -> String {
-        if let Some(out) = self.redacted.get(line.as_str()) {
-            return out.to_string();
+        match self.redacted.get(&line) {
+            Some(Some(out)) => return out.to_string(),
+            Some(None) => return line,
+            None => {}
         }
-        let mut counts = RedactionCounts::default();
-        let out = match redact(&line, &mut counts) {
-            std::borrow::Cow::Owned(changed) => changed,
-            std::borrow::Cow::Borrowed(_) => line.clone(),
+        let changed = match redact(&line, &mut RedactionCounts::default()) {
+            std::borrow::Cow::Owned(changed) => Some(changed),
+            std::borrow::Cow::Borrowed(_) => None,
         };
         if line.len() <= SEEN_MAX_LINE_BYTES {
-            let cost = line.len() + out.len();
-            if self.redacted.len() >= SEEN_MAX_LINES || self.bytes + cost > SEEN_MAX_BYTES {
-                self.redacted.clear();
-                self.bytes = 0;
-            }
-            self.bytes += cost;
-            self.redacted
-                .insert(line.into_boxed_str(), out.as_str().into());
+            let cost = line.len() + changed.as_ref().map_or(0, String::len);
+            let kept = changed.as_deref().map(Box::from);
+            self.redacted.insert(line.as_str().into(), kept, cost);
         }
-        out
+        changed.unwrap_or(line)
     }
 }
 
@@ -205,7 +208,13 @@ mod tests {
             assert_eq!(seen.redact(line.to_owned()), redacted(line));
         }
         assert_eq!(seen.redacted.len(), 2, "each distinct line is kept once");
-        assert!(!seen.redacted.values().any(|v| v.contains("hunter2")));
+        assert!(
+            !seen
+                .redacted
+                .values()
+                .flatten()
+                .any(|v| v.contains("hunter2"))
+        );
     }
 
     #[test]
@@ -226,7 +235,9 @@ mod tests {
         for n in 0..fits + 10 {
             let l = line(n);
             assert_eq!(seen.redact(l.clone()), redacted(&l));
-            assert!(seen.bytes <= SEEN_MAX_BYTES && seen.redacted.len() <= SEEN_MAX_LINES);
+            assert!(
+                seen.redacted.bytes() <= SEEN_MAX_BYTES && seen.redacted.len() <= SEEN_MAX_LINES
+            );
         }
         assert!(
             seen.redacted.len() < fits,

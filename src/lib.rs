@@ -31,6 +31,7 @@
 pub mod app;
 pub mod boundary;
 pub mod bounds;
+mod cache;
 pub mod check;
 pub mod cli;
 pub mod context;

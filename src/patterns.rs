@@ -35,6 +35,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::cache::ClearingMap;
+
 /// Stable identifier of one cluster of a [`TemplateMiner`]; ids are dense, from 0, in order
 /// of creation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -124,8 +126,7 @@ pub struct TemplateMiner {
     /// Families by hash of (token count, key); lookups only, never iterated.
     by_key: HashMap<u64, Vec<u32>, FxBuild>,
     /// Masked message → cluster; lookups only, never iterated.
-    cache: HashMap<Box<str>, u32, FxBuild>,
-    cache_bytes: usize,
+    cache: ClearingMap<u32, FxBuild>,
     catch_all: Option<u32>,
     /// Scratch: the masked message, tokens joined by one space, and each token's span.
     buf: String,
@@ -161,8 +162,7 @@ impl TemplateMiner {
             clusters: Vec::new(),
             families: Vec::new(),
             by_key: HashMap::default(),
-            cache: HashMap::default(),
-            cache_bytes: 0,
+            cache: ClearingMap::new(CACHE_MAX_ENTRIES, CACHE_MAX_BYTES),
             catch_all: None,
             buf: String::new(),
             spans: Vec::new(),
@@ -226,12 +226,7 @@ impl TemplateMiner {
         if key.len() > CACHE_MAX_BYTES / 64 {
             return;
         }
-        if self.cache.len() >= CACHE_MAX_ENTRIES || self.cache_bytes + key.len() > CACHE_MAX_BYTES {
-            self.cache.clear();
-            self.cache_bytes = 0;
-        }
-        self.cache_bytes += key.len();
-        self.cache.insert(key.into(), id);
+        self.cache.insert(key.into(), id, key.len());
     }
 
     fn full(&self) -> bool {
