@@ -774,8 +774,8 @@ fn pass_pem(s: &str, c: &mut RedactionCounts) -> Option<String> {
 static STACK_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?-u:\b)at[ \t]+(?:async[ \t]+)?[A-Za-z_$][A-Za-z0-9_$]*(?:[./$][A-Za-z0-9_$<>-]+)+",
-        // Unbounded repeats on purpose: a bounded repeat of a Unicode class compiles into one
-        // copy of the class per count, which cost more start-up time than a whole small call.
+        // Unbounded repeats on purpose: the rules match bytes (see `matcher`), and a bounded
+        // repeat of a negated class could stop inside a character.
         r"(?: \[as [A-Za-z0-9_$]+\])?[ ]?\([^()\n]*\)",
         r"|Caused by:",
         r"|Traceback \(most recent call last\):",
@@ -883,8 +883,8 @@ fn python_exception_line(stack: &str) -> Option<&str> {
 
 static SQL_START_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
-        // Case-insensitive ASCII keywords only (`(?i-u:…)`): case-folding the whole pattern
-        // would fold its Unicode negated classes too, a large cost at compile time for nothing.
+        // Case-insensitive ASCII keywords only (`(?i-u:…)`): the keyword scan that gates this
+        // rule is ASCII case-insensitive, so no other spelling could reach it.
         r"(?-u:\b)(?:",
         r"(?i-u:select)[ \t\r\n]+(?:(?i-u:distinct)[ \t]+)?",
         r"[^ \t\r\n,]+(?:[ \t]+(?i-u:as)[ \t]+[^ \t\r\n,]+)?",
