@@ -3431,6 +3431,30 @@ mod tests {
         );
     }
 
+    /// Fuzz find `select-list-literal-hides-a-quoted-verb-1`: the first pass read `SELECT ' from`
+    /// as a statement and its literal as `<STR>`; on the result `SELECT <STR> "delete…` starts
+    /// no statement, so `delete from` inside the double quotes started one, and its lone `'` ran
+    /// to the end. The rounds of `redact` now take the result to where nothing changes.
+    #[test]
+    fn select_list_literal_hides_a_quoted_verb() {
+        check(
+            r#"SELECT ' from' "delete from'""#,
+            r#"SELECT <STR> "delete from<STR>"#,
+        );
+    }
+
+    /// Fuzz find `token-swallows-an-inner-key-1`: `accessKey`'s value held an inner secret key
+    /// (`…ceSecret=`), so the outer key yielded to it; the token rule then took the inner key
+    /// inside a run (`t-service-…ceSecret` became `<TOKEN>`), and a second run gave the outer
+    /// key the value head it had yielded (`ab.` became `<SECRET>`). The next round now does.
+    #[test]
+    fn token_that_swallows_an_inner_key_frees_the_outer_value() {
+        check(
+            "accessKey=ab.t-service-7d8f9c6b5-AIQzX0ceSecret= x",
+            "accessKey=<SECRET><TOKEN> <SECRET>",
+        );
+    }
+
     /// The feature scan as the definition reads: one walk, every byte looked at in turn.
     fn byte_features_by_walking(bytes: &[u8]) -> Features {
         let is = |b: Option<&u8>, f: fn(&u8) -> bool| b.is_some_and(f);
