@@ -36,6 +36,7 @@ pub mod check;
 pub mod cli;
 pub mod context;
 pub mod contracts;
+mod cores;
 pub mod error;
 pub mod fold;
 pub mod legacy;

@@ -48,11 +48,14 @@ where
                 return;
             }
             if let (Some(mut s), Some(rx)) = (idle.take(), rx.take()) {
-                worker = Some(scope.spawn(move || {
-                    for b in rx {
-                        consume(&mut s, b);
-                    }
-                    s
+                worker = Some(crate::cores::beside(|parent| {
+                    scope.spawn(move || {
+                        crate::cores::leave(parent);
+                        for b in rx {
+                            consume(&mut s, b);
+                        }
+                        s
+                    })
                 }));
             }
             let full = std::mem::replace(&mut batch, Vec::with_capacity(batch_size));

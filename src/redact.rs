@@ -191,7 +191,7 @@ pub fn warm_up() {
 pub fn warm_up_in_background() {
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {
-        std::thread::spawn(warm_up);
+        crate::cores::spawn_beside(warm_up);
     });
 }
 
