@@ -233,9 +233,8 @@ static RULES: [&LazyLock<Matcher>; 23] = [
 /// owns; a SQL literal replaced hides the verb that started a statement), so a round that changed
 /// something is followed by one that runs the rules up to its last change again: the rules after
 /// it already saw the final text. If that round changes something too, the next one runs every
-/// rule. A line without a hit costs one
-/// round, a redacted line usually two, the second shorter. One scan of the message gates every
-/// round (see [`Features`]).
+/// rule. A line without a hit costs one round, a redacted line usually two, the second shorter.
+/// One scan of the message gates every round (see [`Features`]).
 pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
     let mut cur = Cow::Borrowed(message);
     if message.is_empty() {
