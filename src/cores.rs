@@ -3,8 +3,9 @@
 //! Linux puts a new thread on its parent's core and moves it to an idle one at a later load
 //! balance. On this project's 2-core machine that came milliseconds later: a process that
 //! started a thread to compile its rules while it parsed ran both one after the other (`perf
-//! stat`: 1.0 CPUs used), and a test program whose two threads spin 2 ms each took 4.1 ms
-//! instead of 2.2 ms. [`spawn_beside`] lets the new thread move itself away first.
+//! stat`: 0.92 CPUs used), and a test program whose two threads spin 2 ms each took up to 4.1 ms
+//! (2.2 ms once the new thread moved). [`spawn_beside`] lets the new thread move itself away
+//! first.
 
 use std::thread::JoinHandle;
 
