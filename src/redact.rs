@@ -2148,8 +2148,10 @@ fn is_pod_shape(name: &str) -> bool {
     if n >= 3 {
         let hash = segs[n - 2];
         // Behind a generated hash the suffix may be all digits: `44224` is in the alphabet too.
+        // So may the hash (`422244422`), whose letters the alphabet only makes likely.
         let suffix_ok = looks_generated(suffix) || in_k8s_alphabet(suffix);
-        if (6..=10).contains(&hash.len()) && looks_generated(hash) && suffix_ok {
+        let hash_ok = looks_generated(hash) || in_k8s_alphabet(hash);
+        if (6..=10).contains(&hash.len()) && hash_ok && suffix_ok {
             return true;
         }
     }
@@ -3452,6 +3454,20 @@ mod tests {
             "accessKey=ab.t-service-7d8f9c6b5-AIQzX0ceSecret= x",
             "accessKey=<SECRET><TOKEN> <SECRET>",
         );
+    }
+
+    /// Property find (`planted_secrets_never_leak_and_logs_stay_bounded`): a Deployment pod
+    /// whose ReplicaSet hash drew only digits (`422244422`, all in the Kubernetes alphabet)
+    /// was no pod shape, even after `pod`, and leaked.
+    #[test]
+    fn all_digit_replicaset_hash_is_a_pod() {
+        check(
+            "timeout after 3000ms pod aaaa-service-422244422-jfzzb restarted ",
+            "timeout after 3000ms pod <POD> restarted ",
+        );
+        check("aaaa-service-422244422-jfzzb up", "<POD> up");
+        // Digits outside the alphabet (`0`, `1`, `3`) are no hash; vowels are no suffix.
+        unchanged("order-20261130-bcdfg and user-5559876-abcde");
     }
 
     /// The feature scan as the definition reads: one walk, every byte looked at in turn.
