@@ -242,15 +242,15 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
     }
     let f = Features::scan(message);
     let mut limit = Stage::End;
-    let mut full = true;
     for _ in 0..MAX_ROUNDS {
         let Some(last) = round(&mut cur, &f, limit, counts) else {
             break;
         };
-        (limit, full) = if full {
-            (last, false)
+        // After a full round, the rules up to its last change; after a shorter one, all.
+        limit = if limit == Stage::End {
+            last
         } else {
-            (Stage::End, true)
+            Stage::End
         };
     }
     cur
@@ -1163,21 +1163,9 @@ fn is_numeric_sql_type(t: &str) -> bool {
 
 /// The four message forms can overlap (`Parameters: Duplicate entry '(String), …`): of two
 /// overlapping spans the later is dropped, and the regex match it was may have hidden another
-/// (a second `Duplicate entry '…'` inside the dropped quote), which a second `redact` would then
-/// find. So on a line where a form matched, the forms look again at the result until nothing
-/// changes; every replacement is a placeholder the forms skip, so this ends after a round or two.
+/// (a second `Duplicate entry '…'` inside the dropped quote). The next round of [`redact`], which
+/// runs this rule again after it changed a line, finds it.
 fn pass_sql_messages(s: &str, c: &mut RedactionCounts) -> Option<String> {
-    let mut out = sql_messages_once(s, c)?;
-    for _ in 0..4 {
-        match sql_messages_once(&out, c) {
-            Some(next) => out = next,
-            None => break,
-        }
-    }
-    Some(out)
-}
-
-fn sql_messages_once(s: &str, c: &mut RedactionCounts) -> Option<String> {
     // Spans from the four message forms, merged into one ordered edit.
     let mut spans: Vec<(usize, usize, &'static str)> = Vec::new();
     for caps in DUPLICATE_ENTRY_RE.captures_iter(s) {
@@ -2562,7 +2550,7 @@ mod tests {
 
     /// Fuzz find `mybatis-value-hides-duplicate-entry-1`: a MyBatis value overlapped a
     /// `Duplicate entry '…'` quote, which was dropped, and that quote had hidden a second
-    /// `Duplicate entry '`; a second run found it. The message forms look again at their result.
+    /// `Duplicate entry '`; a second run found it. The next round of `redact` runs the forms again.
     #[test]
     fn overlapping_sql_messages_are_redacted_once() {
         check(
