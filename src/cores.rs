@@ -58,9 +58,10 @@ pub(crate) fn leave(parent: Option<usize>) {
         return;
     };
     let mut others = all;
-    let some_other =
-        (0..nix::sched::CpuSet::count()).any(|c| c != core && all.is_set(c).unwrap_or(false));
-    if some_other && others.unset(core).is_ok() && sched_setaffinity(me, &others).is_ok() {
+    if others.unset(core).is_ok()
+        && others != nix::sched::CpuSet::new()
+        && sched_setaffinity(me, &others).is_ok()
+    {
         let _ = sched_setaffinity(me, &all);
     }
 }
