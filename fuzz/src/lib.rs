@@ -214,6 +214,7 @@ pub fn legacy_rag(data: &[u8]) {
 
 /// Target `legacy_logs`: any bytes as a captured Mock log response.
 pub fn legacy_logs(data: &[u8]) {
+    same_entries_split_or_streamed(data);
     let limits = if small_bounds(data) { SMALL_LOGS } else { "{}" };
     let ctx = context("logs", limits);
     let l = ctx.limits.logs;
@@ -222,6 +223,21 @@ pub fn legacy_logs(data: &[u8]) {
     if outcome.result().is_ok() {
         check_logs(&outcome, &l, data);
     }
+}
+
+/// The log reader cuts each entry out of its buffer and parses it as a slice; serde_json's
+/// streaming parser, reading every entry itself, must come to the same entries, summary and
+/// failure on any bytes.
+fn same_entries_split_or_streamed(data: &[u8]) {
+    use aciproj::legacy::logs::{read, read_unsplit};
+    let (mut split, mut streamed) = (Vec::new(), Vec::new());
+    let a = read(data, &mut |e| split.push(e));
+    let b = read_unsplit(data, &mut |e| streamed.push(e));
+    assert_eq!(a, b, "split and streamed readers disagree");
+    assert_eq!(
+        split, streamed,
+        "split and streamed readers read different entries"
+    );
 }
 
 /// The invariants of a READY log result under bounds `l`, with the same bytes under open

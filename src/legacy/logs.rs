@@ -6,12 +6,14 @@
 //! response. Only `timestamp`, `level`, `service` and `message` are read into strings; `instance`
 //! and `metrics` are skipped by the parser and never exist as values in this process.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::io::Read;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::source::{Shared, Source};
 use super::text::{Object, Text};
 
 /// A timestamp as the legacy side wrote it; parsed later with the run's time zone.
@@ -137,18 +139,44 @@ pub fn read<R: Read>(
     reader: R,
     sink: &mut dyn FnMut(LogEntry),
 ) -> Result<LogsSummary, ReadFailure> {
+    read_with(reader, sink, true)
+}
+
+/// [`read`] with every entry parsed by serde_json's streaming parser instead of being cut out of
+/// the buffer and parsed as a slice. The two must agree on every input; this one is the oracle
+/// the tests and the fuzz target hold [`read`] to.
+#[doc(hidden)]
+pub fn read_unsplit<R: Read>(
+    reader: R,
+    sink: &mut dyn FnMut(LogEntry),
+) -> Result<LogsSummary, ReadFailure> {
+    read_with(reader, sink, false)
+}
+
+fn read_with<R: Read>(
+    reader: R,
+    sink: &mut dyn FnMut(LogEntry),
+    split: bool,
+) -> Result<LogsSummary, ReadFailure> {
     let reader = without_bom(reader).map_err(|_| ReadFailure::Unreadable)?;
-    let mut de =
-        serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(64 * 1024, reader));
-    let failed = |e: serde_json::Error| {
+    let source = RefCell::new(Source::new(reader));
+    let mut de = serde_json::Deserializer::from_reader(Shared(&source));
+    let top = TopVisitor {
+        sink,
+        source: split.then_some(&source),
+    };
+    let parsed = de.deserialize_map(top).and_then(|s| de.end().map(|()| s));
+    // A failed read can surface as any parse error (or as none, if it came at the very end).
+    if source.borrow().failed() {
+        return Err(ReadFailure::Unreadable);
+    }
+    let summary = parsed.map_err(|e| {
         if e.is_io() {
             ReadFailure::Unreadable
         } else {
             ReadFailure::Malformed
         }
-    };
-    let summary = de.deserialize_map(TopVisitor { sink }).map_err(failed)?;
-    de.end().map_err(failed)?;
+    })?;
     // Without its `logs` array a response is not the Mock shape (a RAG response handed to `logs`
     // by mistake, say): say so rather than report "no evidence".
     match summary.success {
@@ -175,11 +203,13 @@ fn without_bom<R: Read>(mut reader: R) -> std::io::Result<impl Read> {
     Ok(std::io::Cursor::new(head).take(keep as u64).chain(reader))
 }
 
-struct TopVisitor<'s> {
+struct TopVisitor<'s, R> {
     sink: &'s mut dyn FnMut(LogEntry),
+    /// Where the entries are cut from, or `None` to parse them as a stream.
+    source: Option<&'s RefCell<Source<R>>>,
 }
 
-impl<'de> Visitor<'de> for TopVisitor<'_> {
+impl<'de, R: Read> Visitor<'de> for TopVisitor<'_, R> {
     type Value = LogsSummary;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -208,7 +238,10 @@ impl<'de> Visitor<'de> for TopVisitor<'_> {
                 }
                 "logs" => {
                     once(&mut summary.has_logs)?;
-                    summary.entries = map.next_value_seed(Entries { sink: self.sink })?;
+                    summary.entries = map.next_value_seed(Entries {
+                        sink: &mut *self.sink,
+                        source: self.source,
+                    })?;
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -219,11 +252,12 @@ impl<'de> Visitor<'de> for TopVisitor<'_> {
     }
 }
 
-struct Entries<'s> {
+struct Entries<'s, R> {
     sink: &'s mut dyn FnMut(LogEntry),
+    source: Option<&'s RefCell<Source<R>>>,
 }
 
-impl<'de> DeserializeSeed<'de> for Entries<'_> {
+impl<'de, R: Read> DeserializeSeed<'de> for Entries<'_, R> {
     type Value = u64;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
@@ -231,7 +265,7 @@ impl<'de> DeserializeSeed<'de> for Entries<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for Entries<'_> {
+impl<'de, R: Read> Visitor<'de> for Entries<'_, R> {
     type Value = u64;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -243,12 +277,69 @@ impl<'de> Visitor<'de> for Entries<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u64, A::Error> {
+        if let Some(source) = self.source {
+            return split_entries(source, self.sink).map_err(de::Error::custom);
+        }
         let mut n = 0u64;
         while let Some(entry) = seq.next_element::<LogEntry>()? {
             (self.sink)(entry);
             n += 1;
         }
         Ok(n)
+    }
+}
+
+/// An entry longer than this is parsed by the streaming parser rather than held whole.
+const MAX_HELD_ENTRY: usize = 1 << 20;
+
+/// Why the entries could not be cut out of the array.
+#[derive(Debug, thiserror::Error)]
+enum SplitError {
+    #[error("reading the response: {0}")]
+    Read(#[from] std::io::Error),
+    #[error(transparent)]
+    Parse(#[from] serde_json::Error),
+    #[error("{0}")]
+    Shape(&'static str),
+}
+
+/// Hands every element of the array whose `[` the streaming parser just read to `sink`, each
+/// parsed from its own bytes, and leaves the closing `]` for the streaming parser. Accepts what
+/// serde_json's array grammar accepts: elements separated by single commas, whitespace anywhere
+/// between, no trailing comma; an element that is not an object is refused, as [`LogEntry`]
+/// refuses it.
+fn split_entries<R: Read>(
+    source: &RefCell<Source<R>>,
+    sink: &mut dyn FnMut(LogEntry),
+) -> Result<u64, SplitError> {
+    let mut n = 0u64;
+    loop {
+        let mut s = source.borrow_mut();
+        match (s.peek_past_whitespace()?, n) {
+            (Some(b']'), _) => return Ok(n),
+            (Some(b'{'), 0) => {}
+            (Some(b','), 1..) => {
+                s.consume(1);
+                if s.peek_past_whitespace()? != Some(b'{') {
+                    return Err(SplitError::Shape("a log entry must follow a comma"));
+                }
+            }
+            (None, _) => return Err(SplitError::Shape("the log array is not closed")),
+            _ => return Err(SplitError::Shape("expected a log entry object")),
+        }
+        let entry = match s.element(MAX_HELD_ENTRY)? {
+            Some(len) => {
+                let entry = serde_json::from_slice(&s.unread()[..len]);
+                s.consume(len);
+                entry?
+            }
+            None => {
+                drop(s);
+                LogEntry::deserialize(&mut serde_json::Deserializer::from_reader(Shared(source)))?
+            }
+        };
+        sink(entry);
+        n += 1;
     }
 }
 
@@ -297,6 +388,7 @@ impl<'de> Deserialize<'de> for Count {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn collect(doc: &str) -> Result<(LogsSummary, Vec<LogEntry>), ReadFailure> {
         let mut entries = Vec::new();
@@ -425,5 +517,145 @@ mod tests {
         // Without the array it is not the Mock shape (a RAG response, say).
         let rag_shaped = r#"{"success":true,"contextPack":{"blocks":[]}}"#;
         assert_eq!(collect(rag_shaped).unwrap_err(), ReadFailure::Malformed);
+    }
+
+    /// A reader handing out at most `step` bytes per call, so entries straddle reads.
+    struct Steps<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Steps<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(out.len()).min(self.bytes.len());
+            out[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    fn both(doc: &[u8], step: usize) -> [Result<(LogsSummary, Vec<LogEntry>), ReadFailure>; 2] {
+        let run = |split| {
+            let mut entries = Vec::new();
+            read_with(Steps { bytes: doc, step }, &mut |e| entries.push(e), split)
+                .map(|s| (s, entries))
+        };
+        [run(true), run(false)]
+    }
+
+    /// A field value: mostly what the Mock writes, sometimes another type or nested JSON with
+    /// the brackets, quotes and escapes the splitter must count right.
+    fn field() -> impl Strategy<Value = String> {
+        let text = "[a-z0-9 :{}\\[\\],\"\\\\é中\u{1}]{0,16}";
+        prop_oneof![
+            4 => text.prop_map(|t| serde_json::to_string(&t).unwrap()),
+            1 => any::<i64>().prop_map(|n| n.to_string()),
+            1 => Just("null".to_owned()),
+            1 => prop::collection::vec(text, 0..3)
+                .prop_map(|v| format!("{{\"a\":{}}}", serde_json::to_string(&v).unwrap())),
+        ]
+    }
+
+    fn entry() -> impl Strategy<Value = String> {
+        let key = prop_oneof![
+            Just("timestamp"),
+            Just("level"),
+            Just("service"),
+            Just("message"),
+            Just("metrics"),
+            Just("x"),
+        ];
+        prop::collection::vec((key, field(), " ?\n?"), 0..6).prop_map(|fields| {
+            let body: Vec<String> = fields
+                .into_iter()
+                .map(|(k, v, ws)| format!("{ws}\"{k}\"{ws}:{ws}{v}"))
+                .collect();
+            format!("{{{}}}", body.join(","))
+        })
+    }
+
+    /// A Mock-shaped document, then possibly one byte deleted, inserted or replaced.
+    fn document() -> impl Strategy<Value = Vec<u8>> {
+        let doc = (
+            prop::collection::vec((entry(), "[ \n]{0,2}"), 0..8),
+            any::<bool>(),
+        )
+            .prop_map(|(entries, logs_first)| {
+                let logs: Vec<String> = entries.into_iter().map(|(e, ws)| e + &ws).collect();
+                let logs = format!("\"logs\": [{}]", logs.join(","));
+                let rest = "\"success\":true,\"total\":3,\"query\":{\"q\":[1,\"]\"]}";
+                if logs_first {
+                    format!("{{{logs},{rest}}}")
+                } else {
+                    format!("{{{rest},{logs}}}")
+                }
+            });
+        let edit = prop_oneof![
+            Just(None),
+            (
+                any::<prop::sample::Index>(),
+                0..3u8,
+                prop::sample::select(&b"{}[],:\"\\ a1"[..])
+            )
+                .prop_map(Some),
+        ];
+        (doc, edit).prop_map(|(doc, edit)| {
+            let mut bytes = doc.into_bytes();
+            if let Some((at, how, b)) = edit {
+                let i = at.index(bytes.len());
+                match how {
+                    0 => {
+                        bytes.remove(i);
+                    }
+                    1 => bytes.insert(i, b),
+                    _ => bytes[i] = b,
+                }
+            }
+            bytes
+        })
+    }
+
+    proptest! {
+        /// Cutting entries out of the buffer reads every document exactly as the streaming
+        /// parser does: the same entries, the same summary, the same failure.
+        #[test]
+        fn split_entries_read_as_the_streaming_parser_does(doc in document(), step in 1usize..40) {
+            let [split, unsplit] = both(&doc, step);
+            prop_assert_eq!(split, unsplit, "{}", String::from_utf8_lossy(&doc));
+        }
+    }
+
+    #[test]
+    fn an_entry_too_long_to_hold_is_streamed() {
+        let message = "m".repeat(MAX_HELD_ENTRY + 10);
+        let doc = format!(
+            r#"{{"success":true,"logs":[{{"message":"a"}},{{"message":"{message}","metrics":[{{}}]}}, {{"level":"x"}}]}}"#
+        );
+        let [split, unsplit] = both(doc.as_bytes(), 4096);
+        let (summary, entries) = split.unwrap();
+        assert_eq!(summary.entries, 3);
+        assert_eq!(entries[1].message.as_deref(), Some(message.as_str()));
+        assert_eq!(entries[2].level.as_deref(), Some("x"));
+        assert_eq!(Ok((summary, entries)), unsplit);
+    }
+
+    #[test]
+    fn the_array_grammar_is_serde_jsons() {
+        for (doc, ok) in [
+            (r#"{"logs":[ ]}"#, true),
+            (r#"{"logs":[{} , {}]}"#, true),
+            (r#"{"logs":[{},]}"#, false),
+            (r#"{"logs":[,{}]}"#, false),
+            (r#"{"logs":[{}{}]}"#, false),
+            (r#"{"logs":[{},,{}]}"#, false),
+            (r#"{"logs":[{}"#, false),
+            (r#"{"logs":[{"a":"}"]}"#, false),
+            (r#"{"logs":[{"a":"\"}"}]}"#, true),
+            (r#"{"logs":[{"a":1]]}"#, false),
+        ] {
+            let [split, unsplit] = both(doc.as_bytes(), 3);
+            assert_eq!(split.is_ok(), ok, "{doc}");
+            assert_eq!(split, unsplit, "{doc}");
+        }
     }
 }

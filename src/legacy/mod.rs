@@ -10,6 +10,7 @@
 
 pub mod logs;
 pub mod rag;
+mod source;
 mod text;
 
 pub use text::strip_bom;
