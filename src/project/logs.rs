@@ -20,6 +20,7 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
 use crate::bounds::{Dropped, json_len, redacted_prefix_within};
+use crate::cache::ClearingMap;
 use crate::context::LogsLimits;
 use crate::contracts::{
     EvidenceStatus, LogPattern, LogsScope, LogsToolResult, SourceKind, TimelineEvent,
@@ -174,7 +175,20 @@ pub struct Preparer<'a> {
     skipped: u64,
     /// Bytes cut from levels and service names by `max_field_bytes`.
     field_cut: u64,
+    /// Service names already prepared: a response names a handful of services over and over.
+    services: ClearingMap<PreparedField>,
 }
+
+/// A field as [`Preparer`] made it safe, with what that took, to be tallied again on every
+/// entry that repeats the raw value.
+struct PreparedField {
+    kept: String,
+    counts: RedactionCounts,
+    cut: u64,
+}
+
+/// Distinct service names remembered, and the bytes they may take.
+const SERVICE_MEMO: (usize, usize) = (256, 64 * 1024);
 
 impl<'a> Preparer<'a> {
     /// A preparer for one call's bounds and time zone.
@@ -185,6 +199,7 @@ impl<'a> Preparer<'a> {
             counts: RedactionCounts::default(),
             skipped: 0,
             field_cut: 0,
+            services: ClearingMap::new(SERVICE_MEMO.0, SERVICE_MEMO.1),
         }
     }
 
@@ -204,11 +219,7 @@ impl<'a> Preparer<'a> {
             Cow::Owned(other) => Cow::Owned(self.cut_field(&other)),
             known => known,
         };
-        let service = {
-            let raw = entry.service.unwrap_or_default();
-            let redacted = redact(raw.trim(), &mut self.counts);
-            self.cut_field(&redacted)
-        };
+        let service = self.service(entry.service.as_deref().unwrap_or_default().trim());
         // Most messages need no change: keep the string already allocated by the parser.
         let redacted = match redact(&raw_message, &mut self.counts) {
             Cow::Owned(changed) => Some(changed),
@@ -222,6 +233,30 @@ impl<'a> Preparer<'a> {
             service,
             message,
         })
+    }
+
+    /// A service name redacted and cut to `max_field_bytes`, tallied as if done afresh; each
+    /// distinct name is worked out once.
+    fn service(&mut self, raw: &str) -> String {
+        if let Some(known) = self.services.get(raw) {
+            self.counts.merge(&known.counts);
+            self.field_cut += known.cut;
+            return known.kept.clone();
+        }
+        let mut counts = RedactionCounts::default();
+        let redacted = redact(raw, &mut counts);
+        let (kept, cut) = redacted_prefix_within(&redacted, self.limits.max_field_bytes);
+        let field = PreparedField {
+            kept: kept.to_owned(),
+            counts,
+            cut: cut as u64,
+        };
+        self.counts.merge(&field.counts);
+        self.field_cut += field.cut;
+        let kept = field.kept.clone();
+        self.services
+            .insert(raw.into(), field, raw.len() + kept.len());
+        kept
     }
 
     /// Cuts a level or service name to `max_field_bytes`, tallying what was removed: a cut field
@@ -739,6 +774,42 @@ mod tests {
             let event = &p.result.timeline[0];
             assert_eq!(event.level.len().max(event.service.len()), 64);
         }
+    }
+
+    #[test]
+    fn a_repeated_service_is_redacted_and_tallied_on_every_entry() {
+        let pod = "pod-payment-7d8f9c6b5-x2k4m";
+        let long_pod = format!("{pod} {}", "y".repeat(70));
+        let services = [
+            pod,
+            "gateway",
+            pod,
+            long_pod.as_str(),
+            pod,
+            long_pod.as_str(),
+        ];
+        let entries = services
+            .iter()
+            .map(|s| entry("2026-11-29 09:00:00", "INFO", s, "ok"))
+            .collect();
+        let p = project(entries, LogsLimits::default(), None);
+        // Each service on its own, redacted and cut afresh: what every repeat must add up to.
+        let mut counts = RedactionCounts::default();
+        let mut cut = 0;
+        for s in services {
+            let redacted = redact(s, &mut counts);
+            cut += redacted_prefix_within(&redacted, LogsLimits::default().max_field_bytes).1;
+        }
+        assert_eq!(counts.get(crate::redact::RedactionClass::Pod), 5);
+        assert_eq!(p.redactions, counts);
+        assert_eq!(p.truncation["field"].bytes, cut as u64);
+        assert!(cut > 0, "the long name is cut each time it comes");
+        assert!(
+            p.result
+                .timeline
+                .iter()
+                .all(|e| !e.service.contains("x2k4m"))
+        );
     }
 
     #[test]
