@@ -13,7 +13,7 @@ use aciproj::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolR
 use aciproj::cli::{Format, View};
 use aciproj::context::LogsLimits;
 use aciproj::contracts::{CallStatus, EvidenceStatus, LogsToolResult, ToolResult};
-use aciproj::redact::{RedactionCounts, redact};
+use aciproj::redact::{RedactionCounts, redact, redact_ungated};
 use aciproj::{ErrorCode, RunContext, render};
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{Value, json};
@@ -403,6 +403,14 @@ fn check_redaction(text: &str) -> String {
         once != text,
         counts.total() > 0,
         "a change must be counted and a count must change something: {text:?} -> {once:?}"
+    );
+    // The gates only skip rules that would find nothing.
+    let mut ungated = RedactionCounts::default();
+    let all_rules = redact_ungated(text, &mut ungated);
+    assert_eq!(
+        (all_rules.as_ref(), ungated),
+        (once.as_str(), counts),
+        "a gate skipped a rule that finds something in {text:?}"
     );
     let mut again = RedactionCounts::default();
     let twice = redact(&once, &mut again).into_owned();
