@@ -387,6 +387,7 @@ impl<'de> Deserialize<'de> for Count {
 
 #[cfg(test)]
 mod tests {
+    use super::super::source::Steps;
     use super::*;
     use proptest::prelude::*;
 
@@ -517,21 +518,6 @@ mod tests {
         // Without the array it is not the Mock shape (a RAG response, say).
         let rag_shaped = r#"{"success":true,"contextPack":{"blocks":[]}}"#;
         assert_eq!(collect(rag_shaped).unwrap_err(), ReadFailure::Malformed);
-    }
-
-    /// A reader handing out at most `step` bytes per call, so entries straddle reads.
-    struct Steps<'a> {
-        bytes: &'a [u8],
-        step: usize,
-    }
-
-    impl Read for Steps<'_> {
-        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-            let n = self.step.min(out.len()).min(self.bytes.len());
-            out[..n].copy_from_slice(&self.bytes[..n]);
-            self.bytes = &self.bytes[n..];
-            Ok(n)
-        }
     }
 
     fn both(doc: &[u8], step: usize) -> [Result<(LogsSummary, Vec<LogEntry>), ReadFailure>; 2] {

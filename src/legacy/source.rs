@@ -185,6 +185,23 @@ impl Scan {
     }
 }
 
+/// A reader handing out at most `step` bytes per call, so values straddle reads.
+#[cfg(test)]
+pub(crate) struct Steps<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) step: usize,
+}
+
+#[cfg(test)]
+impl Read for Steps<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = self.step.min(out.len()).min(self.bytes.len());
+        out[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,21 +227,6 @@ mod tests {
 
     fn container() -> impl Strategy<Value = Value> {
         json().prop_filter("an object or array", |v| v.is_object() || v.is_array())
-    }
-
-    /// A reader handing out at most `step` bytes per call.
-    struct Steps<'a> {
-        bytes: &'a [u8],
-        step: usize,
-    }
-
-    impl Read for Steps<'_> {
-        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-            let n = self.step.min(out.len()).min(self.bytes.len());
-            out[..n].copy_from_slice(&self.bytes[..n]);
-            self.bytes = &self.bytes[n..];
-            Ok(n)
-        }
     }
 
     proptest! {
