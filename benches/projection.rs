@@ -5,6 +5,7 @@ use std::hint::black_box;
 
 use aciproj::RunContext;
 use aciproj::boundary::{LegacySource, ToolBoundary, ToolCall, ToolRequest};
+use aciproj::legacy::logs;
 use aciproj::patterns::TemplateMiner;
 use aciproj::redact::{RedactionCounts, redact};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -65,13 +66,33 @@ fn benches(c: &mut Criterion) {
     });
     group.finish();
 
+    // The log reader alone: entries cut out of the buffer and parsed as slices (`read`), and
+    // every entry parsed by serde_json's streaming parser (`read_unsplit`, the tests' oracle).
+    let response = mock_response(10_000);
+    let mut group = c.benchmark_group("read_logs");
+    group.throughput(Throughput::Bytes(response.len() as u64));
+    group.bench_function("split", |b| {
+        b.iter(|| {
+            black_box(logs::read(black_box(&response[..]), &mut |e| {
+                drop(black_box(e))
+            }))
+        })
+    });
+    group.bench_function("streamed", |b| {
+        b.iter(|| {
+            black_box(logs::read_unsplit(black_box(&response[..]), &mut |e| {
+                drop(black_box(e))
+            }))
+        })
+    });
+    group.finish();
+
     let context = RunContext::from_slice(CONTEXT.as_bytes(), std::path::Path::new(".")).unwrap();
     let rag = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/fixtures/rag/oversized.json"
     ))
     .unwrap();
-    let logs = mock_response(10_000);
     let mut group = c.benchmark_group("boundary");
     group.bench_function("rag_oversized", |b| {
         b.iter(|| {
@@ -99,7 +120,7 @@ fn benches(c: &mut Criterion) {
                 run_id: None,
                 request,
             };
-            black_box(boundary.execute(&call, LegacySource::Bytes(&logs)))
+            black_box(boundary.execute(&call, LegacySource::Bytes(&response)))
         })
     });
     group.finish();
