@@ -630,4 +630,19 @@ mod tests {
         assert!(r.read_to_end(&mut out).is_err());
         assert!(r.exceeded() && !r.invalid_utf8());
     }
+
+    /// Review find: broken JSON early in a long entry, on standard input over its allowance, was
+    /// refused as too large: the reader read on to find the entry's end. It is malformed, and
+    /// the reader stops where the JSON broke, well before the allowance.
+    #[test]
+    fn broken_json_in_a_long_entry_stops_the_read_before_the_allowance() {
+        let doc = format!(
+            r#"{{"success":true,"logs":[{{"message":"m"x{}"}}]}}"#,
+            "y".repeat(300_000)
+        );
+        let mut capped = CappedReader::new(doc.as_bytes(), 200_000);
+        let read = crate::legacy::logs::read(&mut capped, &mut |_| {});
+        assert_eq!(read, Err(ReadFailure::Malformed));
+        assert!(!capped.exceeded());
+    }
 }

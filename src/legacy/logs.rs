@@ -159,17 +159,25 @@ fn read_with<R: Read>(
     split: bool,
 ) -> Result<LogsSummary, ReadFailure> {
     let reader = without_bom(reader).map_err(|_| ReadFailure::Unreadable)?;
-    let source = RefCell::new(Source::new(reader));
-    let mut de = serde_json::Deserializer::from_reader(Shared(&source));
-    let top = TopVisitor {
-        sink,
-        source: split.then_some(&source),
+    let parsed = if split {
+        let source = RefCell::new(Source::new(reader));
+        let mut de = serde_json::Deserializer::from_reader(Shared(&source));
+        let top = TopVisitor {
+            sink,
+            source: Some(&source),
+        };
+        let parsed = de.deserialize_map(top).and_then(|s| de.end().map(|()| s));
+        if parsed.is_err() && source.borrow().unreadable() {
+            return Err(ReadFailure::Unreadable);
+        }
+        parsed
+    } else {
+        // The oracle reads as this reader did before it split: no shared buffer.
+        let buffered = std::io::BufReader::with_capacity(64 * 1024, reader);
+        let mut de = serde_json::Deserializer::from_reader(buffered);
+        let top = TopVisitor::<R> { sink, source: None };
+        de.deserialize_map(top).and_then(|s| de.end().map(|()| s))
     };
-    let parsed = de.deserialize_map(top).and_then(|s| de.end().map(|()| s));
-    // A failed read can surface as any parse error (or as none, if it came at the very end).
-    if source.borrow().failed() {
-        return Err(ReadFailure::Unreadable);
-    }
     let summary = parsed.map_err(|e| {
         if e.is_io() {
             ReadFailure::Unreadable
@@ -278,7 +286,11 @@ impl<'de, R: Read> Visitor<'de> for Entries<'_, R> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u64, A::Error> {
         if let Some(source) = self.source {
-            return split_entries(source, self.sink).map_err(de::Error::custom);
+            return split_entries(source, self.sink).map_err(|e| {
+                // The streaming parser reads nothing after its first error; nor does this one.
+                source.borrow_mut().stop(e.is_read());
+                de::Error::custom(e)
+            });
         }
         let mut n = 0u64;
         while let Some(entry) = seq.next_element::<LogEntry>()? {
@@ -288,9 +300,6 @@ impl<'de, R: Read> Visitor<'de> for Entries<'_, R> {
         Ok(n)
     }
 }
-
-/// An entry longer than this is parsed by the streaming parser rather than held whole.
-const MAX_HELD_ENTRY: usize = 1 << 20;
 
 /// Why the entries could not be cut out of the array.
 #[derive(Debug, thiserror::Error)]
@@ -303,11 +312,23 @@ enum SplitError {
     Shape(&'static str),
 }
 
-/// Hands every element of the array whose `[` the streaming parser just read to `sink`, each
-/// parsed from its own bytes, and leaves the closing `]` for the streaming parser. Accepts what
-/// serde_json's array grammar accepts: elements separated by single commas, whitespace anywhere
-/// between, no trailing comma; an element that is not an object is refused, as [`LogEntry`]
-/// refuses it.
+impl SplitError {
+    /// Whether a read failed, here or in the streaming parser reading a long entry.
+    fn is_read(&self) -> bool {
+        match self {
+            SplitError::Read(_) => true,
+            SplitError::Parse(e) => e.is_io(),
+            SplitError::Shape(_) => false,
+        }
+    }
+}
+
+/// Hands every element of the array whose `[` the streaming parser just read to `sink`, and
+/// leaves the closing `]` for the streaming parser. An element whole in the buffer is parsed from
+/// its own bytes, any other by the streaming parser. Accepts what serde_json's array grammar
+/// accepts: elements separated by single commas, whitespace anywhere between, no trailing comma;
+/// an element that is not an object is refused, as [`LogEntry`] refuses it. An element that
+/// fails is left unconsumed where it was cut, so the caller's parser stops where this one did.
 fn split_entries<R: Read>(
     source: &RefCell<Source<R>>,
     sink: &mut dyn FnMut(LogEntry),
@@ -327,14 +348,16 @@ fn split_entries<R: Read>(
             (None, _) => return Err(SplitError::Shape("the log array is not closed")),
             _ => return Err(SplitError::Shape("expected a log entry object")),
         }
-        let entry = match s.element(MAX_HELD_ENTRY)? {
+        let whole = s.element();
+        drop(s);
+        let entry = match whole {
             Some(len) => {
-                let entry = serde_json::from_slice(&s.unread()[..len]);
+                let mut s = source.borrow_mut();
+                let entry = serde_json::from_slice(&s.unread()[..len])?;
                 s.consume(len);
-                entry?
+                entry
             }
             None => {
-                drop(s);
                 LogEntry::deserialize(&mut serde_json::Deserializer::from_reader(Shared(source)))?
             }
         };
@@ -520,11 +543,21 @@ mod tests {
         assert_eq!(collect(rag_shaped).unwrap_err(), ReadFailure::Malformed);
     }
 
-    fn both(doc: &[u8], step: usize) -> [Result<(LogsSummary, Vec<LogEntry>), ReadFailure>; 2] {
+    /// Both readers on `doc` handed out `step` bytes at a time; with `fails`, the reader fails
+    /// once `doc` is out instead of ending.
+    fn both(
+        doc: &[u8],
+        step: usize,
+        fails: bool,
+    ) -> [Result<(LogsSummary, Vec<LogEntry>), ReadFailure>; 2] {
         let run = |split| {
             let mut entries = Vec::new();
-            read_with(Steps { bytes: doc, step }, &mut |e| entries.push(e), split)
-                .map(|s| (s, entries))
+            let reader = Steps {
+                bytes: doc,
+                step,
+                fails,
+            };
+            read_with(reader, &mut |e| entries.push(e), split).map(|s| (s, entries))
         };
         [run(true), run(false)]
     }
@@ -606,18 +639,49 @@ mod tests {
         /// parser does: the same entries, the same summary, the same failure.
         #[test]
         fn split_entries_read_as_the_streaming_parser_does(doc in document(), step in 1usize..40) {
-            let [split, unsplit] = both(&doc, step);
+            let [split, unsplit] = both(&doc, step, false);
             prop_assert_eq!(split, unsplit, "{}", String::from_utf8_lossy(&doc));
+        }
+
+        /// A read that fails part-way fails both readers the same way: after broken JSON the
+        /// splitter reads no further than the streaming parser, so both report the JSON.
+        #[test]
+        fn a_failing_read_fails_both_readers_alike(
+            doc in document(),
+            cut in any::<prop::sample::Index>(),
+            step in 1usize..40,
+        ) {
+            let doc = &doc[..cut.index(doc.len() + 1)];
+            let [split, unsplit] = both(doc, step, true);
+            prop_assert_eq!(split, unsplit, "{}", String::from_utf8_lossy(doc));
+        }
+    }
+
+    /// Review find: the splitter read on past broken JSON to find an entry's end, so a read
+    /// failing later (a broken pipe, standard input over its cap) turned a malformed response
+    /// into an unreadable one.
+    #[test]
+    fn broken_json_before_a_failed_read_is_malformed() {
+        let long = format!(
+            r#"{{"success":true,"logs":[{{"message":"m"x{}"#,
+            "y".repeat(300_000)
+        );
+        for doc in [r#"{"logs":[{"a":1x"#, r#"{"logs":[{"a" 1}"#, long.as_str()] {
+            for step in [1, 7, 4096, usize::MAX] {
+                let [split, unsplit] = both(doc.as_bytes(), step, true);
+                assert_eq!(split, Err(ReadFailure::Malformed), "{step}");
+                assert_eq!(unsplit, Err(ReadFailure::Malformed), "{step}");
+            }
         }
     }
 
     #[test]
-    fn an_entry_too_long_to_hold_is_streamed() {
-        let message = "m".repeat(MAX_HELD_ENTRY + 10);
+    fn an_entry_not_whole_in_the_buffer_is_streamed() {
+        let message = "m".repeat(200_000);
         let doc = format!(
             r#"{{"success":true,"logs":[{{"message":"a"}},{{"message":"{message}","metrics":[{{}}]}}, {{"level":"x"}}]}}"#
         );
-        let [split, unsplit] = both(doc.as_bytes(), 4096);
+        let [split, unsplit] = both(doc.as_bytes(), 4096, false);
         let (summary, entries) = split.unwrap();
         assert_eq!(summary.entries, 3);
         assert_eq!(entries[1].message.as_deref(), Some(message.as_str()));
@@ -639,7 +703,7 @@ mod tests {
             (r#"{"logs":[{"a":"\"}"}]}"#, true),
             (r#"{"logs":[{"a":1]]}"#, false),
         ] {
-            let [split, unsplit] = both(doc.as_bytes(), 3);
+            let [split, unsplit] = both(doc.as_bytes(), 3, false);
             assert_eq!(split.is_ok(), ok, "{doc}");
             assert_eq!(split, unsplit, "{doc}");
         }

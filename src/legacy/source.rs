@@ -4,13 +4,15 @@
 //! slice; a slice, though, means the whole document in memory. A log response is one array of
 //! small objects inside a small object. So the streaming parser reads the outer object from a
 //! [`Source`] (through [`Shared`]), and inside the array the reader finds where each element
-//! ends ([`Source::element`]) and parses just those bytes as a slice. Memory holds one element,
-//! not the document; an element too long to hold goes back to the streaming parser.
+//! ends ([`Source::element`]) and parses just those bytes as a slice. An element that is not
+//! whole in the buffer goes to the streaming parser instead: the splitter never reads a byte the
+//! streaming parser would not have read, so a read that fails after broken JSON fails the same
+//! way for both (the broken JSON is reported, not the read). Memory holds one buffer.
 
 use std::cell::RefCell;
 use std::io::{self, Read};
 
-/// Bytes read at once, and the buffer's starting size.
+/// The buffer's size: bytes read at once.
 const CHUNK: usize = 64 * 1024;
 
 /// A reader with its own buffer: `buf[pos..end]` is read from `reader` and not yet consumed.
@@ -19,8 +21,11 @@ pub(crate) struct Source<R> {
     buf: Vec<u8>,
     pos: usize,
     end: usize,
-    /// Whether a read failed: the response is then unreadable, whatever the parser made of it.
-    failed: bool,
+    /// Whether the splitter stopped at an error: nothing more is read, as the streaming parser
+    /// reads nothing after its first error but the byte it looks at.
+    stopped: bool,
+    /// Whether the error the splitter stopped at was a failed read.
+    unreadable: bool,
 }
 
 impl<R: Read> Source<R> {
@@ -30,13 +35,15 @@ impl<R: Read> Source<R> {
             buf: vec![0; CHUNK],
             pos: 0,
             end: 0,
-            failed: false,
+            stopped: false,
+            unreadable: false,
         }
     }
 
-    /// Whether a read from the underlying reader failed.
-    pub(crate) fn failed(&self) -> bool {
-        self.failed
+    /// Whether the splitter stopped at a failed read: its error reaches the parser as its own,
+    /// not as serde_json's I/O error.
+    pub(crate) fn unreadable(&self) -> bool {
+        self.unreadable
     }
 
     /// The unread bytes in the buffer.
@@ -49,19 +56,18 @@ impl<R: Read> Source<R> {
         self.pos = (self.pos + n).min(self.end);
     }
 
-    /// Reads once more after the unread bytes, keeping them; how many bytes came (0 at the end).
-    /// Unread bytes move to the front when the buffer is full, and the buffer grows only when
-    /// they fill it all.
+    /// Ends the reading at the splitter's error: from now on the source is at its end.
+    pub(crate) fn stop(&mut self, unreadable: bool) {
+        self.stopped = true;
+        self.unreadable = unreadable;
+    }
+
+    /// Once every buffered byte is consumed, reads the next bytes; how many came (0 at the end).
     fn fill(&mut self) -> io::Result<usize> {
-        if self.pos == self.end {
-            (self.pos, self.end) = (0, 0);
-        } else if self.end == self.buf.len() {
-            if self.pos > 0 {
-                self.buf.copy_within(self.pos..self.end, 0);
-                (self.pos, self.end) = (0, self.end - self.pos);
-            } else {
-                self.buf.resize(self.buf.len() * 2, 0);
-            }
+        debug_assert_eq!(self.pos, self.end, "a fill never drops unread bytes");
+        (self.pos, self.end) = (0, 0);
+        if self.stopped {
+            return Ok(0);
         }
         loop {
             match self.reader.read(&mut self.buf[self.end..]) {
@@ -70,10 +76,7 @@ impl<R: Read> Source<R> {
                     return Ok(n);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.failed = true;
-                    return Err(e);
-                }
+                Err(e) => return Err(e),
             }
         }
     }
@@ -100,28 +103,19 @@ impl<R: Read> Source<R> {
         }
     }
 
-    /// The length of the object or array that starts at the first unread byte, once all of it
-    /// is in the buffer; `None` when it is longer than `limit` bytes. At the end of the input
-    /// the length is whatever is left, for the parser to report as cut short.
-    pub(crate) fn element(&mut self, limit: usize) -> io::Result<Option<usize>> {
-        let mut scan = Scan::default();
-        loop {
-            if let Some(len) = scan.end_of_value(self.unread()) {
-                return Ok(Some(len));
-            }
-            if self.end - self.pos >= limit {
-                return Ok(None);
-            }
-            if self.fill()? == 0 {
-                return Ok(Some(self.end - self.pos));
-            }
-        }
+    /// The length of the object or array that starts at the first unread byte, when all of it
+    /// is in the buffer. Reading on to find its end could read past broken JSON in the bytes at
+    /// hand, where the streaming parser would have stopped; so an element not whole in the
+    /// buffer is the streaming parser's to read.
+    pub(crate) fn element(&self) -> Option<usize> {
+        end_of_value(self.unread())
     }
 }
 
 /// The [`Source`] as an [`io::Read`] for serde_json's streaming parser, which takes it byte by
-/// byte and never reads ahead of the byte it is looking at: whatever it has not asked for stays
-/// in the buffer for the splitter.
+/// byte (`io::Bytes`) and never reads ahead of the byte it is looking at: whatever it has not
+/// asked for stays in the buffer for the splitter. That is serde_json's behaviour, not its
+/// promise; `the_streaming_parser_reads_no_further_than_its_value` holds it to it.
 pub(crate) struct Shared<'s, R>(pub(crate) &'s RefCell<Source<R>>);
 
 impl<R: Read> Read for Shared<'_, R> {
@@ -137,64 +131,51 @@ impl<R: Read> Read for Shared<'_, R> {
     }
 }
 
-/// How far a scan for the end of a JSON object or array got: it can stop at the end of the
-/// bytes in hand and go on when more come.
-#[derive(Debug, Default)]
-struct Scan {
-    at: usize,
-    depth: usize,
-    in_string: bool,
-}
-
-impl Scan {
-    /// The length of the object or array that starts at `bytes[0]`, if `bytes` holds its end.
-    /// Exact for valid JSON: brackets inside strings do not count, and an escaped quote does not
-    /// end one. On anything else it stops somewhere, and the parser rejects what it is given.
-    fn end_of_value(&mut self, bytes: &[u8]) -> Option<usize> {
-        while self.at < bytes.len() {
-            if self.in_string {
-                match memchr::memchr2(b'"', b'\\', &bytes[self.at..]) {
-                    None => self.at = bytes.len(),
-                    Some(i) if bytes[self.at + i] == b'"' => {
-                        self.at += i + 1;
-                        self.in_string = false;
-                    }
-                    // An escape takes the next byte with it; wait for that byte if it has not come.
-                    Some(i) if self.at + i + 1 == bytes.len() => {
-                        self.at += i;
-                        return None;
-                    }
-                    Some(i) => self.at += i + 2,
+/// The length of the object or array that starts at `bytes[0]`, if `bytes` holds its end.
+/// Exact for valid JSON: brackets inside strings do not count, and an escaped quote does not end
+/// one. On anything else it stops somewhere, and the parser rejects what it is given.
+fn end_of_value(bytes: &[u8]) -> Option<usize> {
+    let (mut at, mut depth) = (0, 0usize);
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => loop {
+                // To the closing quote; an escape takes the byte after it along.
+                let i = at + 1 + memchr::memchr2(b'"', b'\\', bytes.get(at + 1..)?)?;
+                if bytes[i] == b'"' {
+                    at = i;
+                    break;
                 }
-                continue;
-            }
-            match bytes[self.at] {
-                b'"' => self.in_string = true,
-                b'{' | b'[' => self.depth += 1,
-                b'}' | b']' => {
-                    self.depth = self.depth.saturating_sub(1);
-                    if self.depth == 0 {
-                        return Some(self.at + 1);
-                    }
+                at = i + 1;
+            },
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(at + 1);
                 }
-                _ => {}
             }
-            self.at += 1;
+            _ => {}
         }
-        None
+        at += 1;
     }
+    None
 }
 
-/// A reader handing out at most `step` bytes per call, so values straddle reads.
+/// A reader handing out at most `step` bytes per call, so values straddle reads; with `fails`,
+/// it fails once its bytes are out instead of ending.
 #[cfg(test)]
 pub(crate) struct Steps<'a> {
     pub(crate) bytes: &'a [u8],
     pub(crate) step: usize,
+    pub(crate) fails: bool,
 }
 
 #[cfg(test)]
 impl Read for Steps<'_> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.bytes.is_empty() && self.fails {
+            return Err(io::Error::other("the pipe broke"));
+        }
         let n = self.step.min(out.len()).min(self.bytes.len());
         out[..n].copy_from_slice(&self.bytes[..n]);
         self.bytes = &self.bytes[n..];
@@ -230,13 +211,12 @@ mod tests {
     }
 
     proptest! {
-        /// However the bytes arrive, the scan ends exactly where the serialized value does, and
-        /// what follows stays unread.
+        /// The scan ends exactly where the serialized value does, whatever follows, and finds
+        /// no end in any shorter prefix.
         #[test]
         fn an_element_ends_where_its_json_ends(
             v in container(),
             pretty in any::<bool>(),
-            step in 1usize..64,
             tail in "[ ,\\]{}\"]{0,4}",
         ) {
             let text = if pretty {
@@ -245,11 +225,10 @@ mod tests {
                 serde_json::to_string(&v).unwrap()
             };
             let input = format!("{text}{tail}");
-            let mut source = Source::new(Steps { bytes: input.as_bytes(), step });
-            prop_assert_eq!(source.peek_past_whitespace().unwrap(), Some(text.as_bytes()[0]));
-            let len = source.element(usize::MAX).unwrap();
-            prop_assert_eq!(len, Some(text.len()));
-            prop_assert_eq!(source.unread()[..text.len()].to_vec(), text.into_bytes());
+            prop_assert_eq!(end_of_value(input.as_bytes()), Some(text.len()));
+            for cut in 0..text.len() {
+                prop_assert_eq!(end_of_value(&text.as_bytes()[..cut]), None, "{}", cut);
+            }
         }
 
         /// The streaming parser reading through [`Shared`] takes exactly one value's bytes: the
@@ -261,7 +240,7 @@ mod tests {
         ) {
             let text = serde_json::to_string(&v).unwrap();
             let input = format!("{text},\"rest\"");
-            let source = RefCell::new(Source::new(Steps { bytes: input.as_bytes(), step }));
+            let source = RefCell::new(Source::new(Steps { bytes: input.as_bytes(), step, fails: false }));
             let mut de = serde_json::Deserializer::from_reader(Shared(&source));
             let parsed: Value = serde::Deserialize::deserialize(&mut de).unwrap();
             prop_assert_eq!(parsed, v);
@@ -272,19 +251,27 @@ mod tests {
     }
 
     #[test]
-    fn a_long_element_is_refused_at_the_limit_and_left_unread() {
-        let long = format!("[\"{}\"]", "x".repeat(3 * CHUNK));
+    fn only_an_element_whole_in_the_buffer_is_cut() {
+        let long = format!("[\"{}\"]", "x".repeat(CHUNK));
         let mut source = Source::new(long.as_bytes());
-        assert_eq!(source.element(CHUNK).unwrap(), None);
-        assert!(source.unread().len() >= CHUNK);
-        assert_eq!(source.element(usize::MAX).unwrap(), Some(long.len()));
+        assert_eq!(source.peek_past_whitespace().unwrap(), Some(b'['));
+        assert_eq!(source.element(), None, "the rest is the streaming parser's");
+        assert_eq!(
+            source.unread().len(),
+            CHUNK,
+            "and nothing was read past the buffer"
+        );
+        let mut short = Source::new(&b"{\"a\":[1,2]} ,"[..]);
+        short.peek_past_whitespace().unwrap();
+        assert_eq!(short.element(), Some(11));
     }
 
     #[test]
-    fn an_unclosed_element_is_handed_over_whole_at_the_end() {
-        let mut source = Source::new(&b"{\"a\":[1,2"[..]);
-        assert_eq!(source.element(usize::MAX).unwrap(), Some(9));
-        let mut escaped = Source::new(&b"[\"\\"[..]);
-        assert_eq!(escaped.element(usize::MAX).unwrap(), Some(3));
+    fn a_stopped_source_reads_nothing_more() {
+        let source = RefCell::new(Source::new(&b"abc"[..]));
+        source.borrow_mut().stop(false);
+        let mut rest = Vec::new();
+        Shared(&source).read_to_end(&mut rest).unwrap();
+        assert!(rest.is_empty());
     }
 }
