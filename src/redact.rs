@@ -335,7 +335,8 @@ fn round(
     if f.has(T_SQL) {
         r.run(Stage::SqlStatements, pass_sql_statements);
     }
-    if f.max_run >= 15 && f.has(T_VENDOR) {
+    // The shortest vendor token's longest run is a JWT's head: `eyJ` and eight bytes.
+    if f.max_run >= 11 && f.has(T_VENDOR) {
         r.run(Stage::VendorToken, pass_vendor_tokens);
     }
     if f.max_run >= 32 {
@@ -3521,6 +3522,13 @@ mod tests {
         );
     }
 
+    /// Review find: the vendor-token rule ran only on a line with a 15-byte run, and a JWT's
+    /// three parts can all be shorter (`eyJ` and eight bytes is the rule's least).
+    #[test]
+    fn short_jwt_is_a_token() {
+        check("auth eyJhbGciOiJI.eyJzdWIi.sig ok", "auth <TOKEN> ok");
+    }
+
     /// Property find (`planted_secrets_never_leak_and_logs_stay_bounded`): a Deployment pod
     /// whose ReplicaSet hash drew only digits (`422244422`, all in the Kubernetes alphabet)
     /// was no pod shape, even after `pod`, and leaked.
@@ -3604,6 +3612,7 @@ mod tests {
         "AIza",
         "LTAI",
         "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlcw",
+        "eyJhbGciOiJI.eyJzdWIi.sig",
         "ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ",
         "xoxb-abcdef-ghijkl",
         "sk_live_abcdefghijklmnop",
