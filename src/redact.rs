@@ -1807,9 +1807,10 @@ fn pass_auth_scheme(s: &str, c: &mut RedactionCounts) -> Option<String> {
         let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
             continue;
         };
-        // The regex folds case over Unicode (`baſic` is `basic`), the keyword prefilter over
-        // ASCII only; a scheme it cannot see would be found by a second run, which a placeholder
-        // such as `<TOKEN>` lets through the prefilter. Schemes are ASCII.
+        // Schemes are ASCII. The rule folds case over ASCII only (`(?i-u:…)`, compiled over
+        // bytes), as the keyword gate does; when it folded over Unicode, `baſic` passed the rule
+        // but not the gate, and a later round let through by `<TOKEN>` redacted it. This check
+        // keeps the two in step should the pattern change again.
         if !s[whole.start()..v.start()].is_ascii() {
             continue;
         }
@@ -2557,8 +2558,9 @@ mod tests {
     }
 
     /// Fuzz find `unicode-auth-scheme-behind-a-token-1`: `baſic 4670rI` matched the auth scheme
-    /// regex, which folds case over Unicode, but not the ASCII keyword prefilter; a second run,
-    /// let through by the `token` in `<TOKEN>`, redacted it. Schemes and flags are ASCII.
+    /// regex, which then folded case over Unicode, but not the ASCII keyword prefilter; a second
+    /// run, let through by the `token` in `<TOKEN>`, redacted it. Schemes and flags are ASCII
+    /// (the rules now fold ASCII case only).
     #[test]
     fn non_ascii_scheme_or_flag_is_no_credential_keyword() {
         check(
