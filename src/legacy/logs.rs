@@ -13,7 +13,7 @@ use std::io::Read;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::source::{Shared, Source};
+use super::source::{CHUNK, Shared, Source};
 use super::text::{Object, Text};
 
 /// A timestamp as the legacy side wrote it; parsed later with the run's time zone.
@@ -173,7 +173,7 @@ fn read_with<R: Read>(
         parsed
     } else {
         // The oracle reads as this reader did before it split: no shared buffer.
-        let buffered = std::io::BufReader::with_capacity(64 * 1024, reader);
+        let buffered = std::io::BufReader::with_capacity(CHUNK, reader);
         let mut de = serde_json::Deserializer::from_reader(buffered);
         let top = TopVisitor::<R> { sink, source: None };
         de.deserialize_map(top).and_then(|s| de.end().map(|()| s))

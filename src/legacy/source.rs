@@ -10,17 +10,15 @@
 //! way for both (the broken JSON is reported, not the read). Memory holds one buffer.
 
 use std::cell::RefCell;
-use std::io::{self, Read};
+use std::io::{self, BufRead, BufReader, Read};
 
 /// The buffer's size: bytes read at once.
-const CHUNK: usize = 64 * 1024;
+pub(crate) const CHUNK: usize = 64 * 1024;
 
-/// A reader with its own buffer: `buf[pos..end]` is read from `reader` and not yet consumed.
+/// A buffered reader shared by the splitter and, through [`Shared`], the streaming parser, and
+/// how the splitter left it.
 pub(crate) struct Source<R> {
-    reader: R,
-    buf: Vec<u8>,
-    pos: usize,
-    end: usize,
+    reader: BufReader<R>,
     /// Whether the splitter stopped at an error: nothing more is read, as the streaming parser
     /// reads nothing after its first error but the byte it looks at.
     stopped: bool,
@@ -31,10 +29,7 @@ pub(crate) struct Source<R> {
 impl<R: Read> Source<R> {
     pub(crate) fn new(reader: R) -> Self {
         Source {
-            reader,
-            buf: vec![0; CHUNK],
-            pos: 0,
-            end: 0,
+            reader: BufReader::with_capacity(CHUNK, reader),
             stopped: false,
             unreadable: false,
         }
@@ -48,12 +43,12 @@ impl<R: Read> Source<R> {
 
     /// The unread bytes in the buffer.
     pub(crate) fn unread(&self) -> &[u8] {
-        &self.buf[self.pos..self.end]
+        self.reader.buffer()
     }
 
     /// Marks the first `n` unread bytes as consumed.
     pub(crate) fn consume(&mut self, n: usize) {
-        self.pos = (self.pos + n).min(self.end);
+        self.reader.consume(n);
     }
 
     /// Ends the reading at the splitter's error: from now on the source is at its end.
@@ -64,17 +59,13 @@ impl<R: Read> Source<R> {
 
     /// Once every buffered byte is consumed, reads the next bytes; how many came (0 at the end).
     fn fill(&mut self) -> io::Result<usize> {
-        debug_assert_eq!(self.pos, self.end, "a fill never drops unread bytes");
-        (self.pos, self.end) = (0, 0);
+        debug_assert!(self.unread().is_empty(), "a fill never drops unread bytes");
         if self.stopped {
             return Ok(0);
         }
         loop {
-            match self.reader.read(&mut self.buf[self.end..]) {
-                Ok(n) => {
-                    self.end += n;
-                    return Ok(n);
-                }
+            match self.reader.fill_buf() {
+                Ok(bytes) => return Ok(bytes.len()),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
@@ -84,17 +75,18 @@ impl<R: Read> Source<R> {
     /// Consumes JSON whitespace; the byte after it, not consumed, or `None` at the end.
     pub(crate) fn peek_past_whitespace(&mut self) -> io::Result<Option<u8>> {
         loop {
-            match self
-                .unread()
+            let unread = self.unread();
+            match unread
                 .iter()
                 .position(|b| !matches!(b, b' ' | b'\n' | b'\t' | b'\r'))
             {
                 Some(i) => {
-                    self.pos += i;
-                    return Ok(Some(self.buf[self.pos]));
+                    let next = unread[i];
+                    self.consume(i);
+                    return Ok(Some(next));
                 }
                 None => {
-                    self.pos = self.end;
+                    self.consume(unread.len());
                     if self.fill()? == 0 {
                         return Ok(None);
                     }
@@ -121,12 +113,12 @@ pub(crate) struct Shared<'s, R>(pub(crate) &'s RefCell<Source<R>>);
 impl<R: Read> Read for Shared<'_, R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         let mut s = self.0.borrow_mut();
-        if s.pos == s.end && s.fill()? == 0 {
+        if s.unread().is_empty() && s.fill()? == 0 {
             return Ok(0);
         }
-        let n = out.len().min(s.end - s.pos);
-        out[..n].copy_from_slice(&s.buf[s.pos..s.pos + n]);
-        s.pos += n;
+        let n = out.len().min(s.unread().len());
+        out[..n].copy_from_slice(&s.unread()[..n]);
+        s.consume(n);
         Ok(n)
     }
 }
