@@ -324,11 +324,12 @@ impl SplitError {
 }
 
 /// Hands every element of the array whose `[` the streaming parser just read to `sink`, and
-/// leaves the closing `]` for the streaming parser. An element whole in the buffer is parsed from
-/// its own bytes, any other by the streaming parser. Accepts what serde_json's array grammar
-/// accepts: elements separated by single commas, whitespace anywhere between, no trailing comma;
-/// an element that is not an object is refused, as [`LogEntry`] refuses it. An element that
-/// fails is left unconsumed where it was cut, so the caller's parser stops where this one did.
+/// leaves the closing `]` for the streaming parser. An object whole in the buffer is parsed from
+/// its own bytes (one that fails stays unread, so the streaming parser stops where this one
+/// did); anything else goes to the streaming parser, which
+/// refuses what is not an object as [`LogEntry`] does, reading as far as it reads to say so.
+/// The commas and the closing bracket follow serde_json's array grammar: one comma between
+/// elements, whitespace anywhere between, no trailing comma.
 fn split_entries<R: Read>(
     source: &RefCell<Source<R>>,
     sink: &mut dyn FnMut(LogEntry),
@@ -336,19 +337,23 @@ fn split_entries<R: Read>(
     let mut n = 0u64;
     loop {
         let mut s = source.borrow_mut();
-        match (s.peek_past_whitespace()?, n) {
+        let next = match (s.peek_past_whitespace()?, n) {
             (Some(b']'), _) => return Ok(n),
-            (Some(b'{'), 0) => {}
             (Some(b','), 1..) => {
                 s.consume(1);
-                if s.peek_past_whitespace()? != Some(b'{') {
-                    return Err(SplitError::Shape("a log entry must follow a comma"));
+                match s.peek_past_whitespace()? {
+                    Some(b']') => return Err(SplitError::Shape("a trailing comma")),
+                    next => next,
                 }
             }
-            (None, _) => return Err(SplitError::Shape("the log array is not closed")),
-            _ => return Err(SplitError::Shape("expected a log entry object")),
-        }
-        let whole = s.element();
+            (_, 1..) => return Err(SplitError::Shape("expected a comma or the array's end")),
+            (next, 0) => next,
+        };
+        let whole = if next == Some(b'{') {
+            s.element()
+        } else {
+            None
+        };
         drop(s);
         let entry = match whole {
             Some(len) => {
@@ -672,6 +677,28 @@ mod tests {
                 assert_eq!(split, Err(ReadFailure::Malformed), "{step}");
                 assert_eq!(unsplit, Err(ReadFailure::Malformed), "{step}");
             }
+        }
+    }
+
+    /// Property find: serde_json reads a value that is not an object to name its type in the
+    /// error, so a string entry followed by a failed read is unreadable to it. The splitter
+    /// refused the string at its first byte and said malformed; such entries now go to the
+    /// streaming parser.
+    #[test]
+    fn a_non_object_entry_is_refused_as_serde_json_refuses_it() {
+        for doc in [r#"{"logs":[{}, ""#, r#"{"logs":["x"#, r#"{"logs":[1"#] {
+            let [split, unsplit] = both(doc.as_bytes(), 1, true);
+            assert_eq!(split, Err(ReadFailure::Unreadable), "{doc}");
+            assert_eq!(unsplit, Err(ReadFailure::Unreadable), "{doc}");
+        }
+        for doc in [
+            r#"{"logs":[{}, "x"]}"#,
+            r#"{"logs":[1]}"#,
+            r#"{"logs":[,{}]}"#,
+        ] {
+            let [split, unsplit] = both(doc.as_bytes(), 1, true);
+            assert_eq!(split, Err(ReadFailure::Malformed), "{doc}");
+            assert_eq!(unsplit, Err(ReadFailure::Malformed), "{doc}");
         }
     }
 
