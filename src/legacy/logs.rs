@@ -325,8 +325,7 @@ impl SplitError {
 
 /// Hands every element of the array whose `[` the streaming parser just read to `sink`, and
 /// leaves the closing `]` for the streaming parser. An object whole in the buffer is parsed from
-/// its own bytes (one that fails stays unread, so the streaming parser stops where this one
-/// did); anything else goes to the streaming parser, which
+/// its own bytes ([`Source::take_element`]); anything else goes to the streaming parser, which
 /// refuses what is not an object as [`LogEntry`] does, reading as far as it reads to say so.
 /// The commas and the closing bracket follow serde_json's array grammar: one comma between
 /// elements, whitespace anywhere between, no trailing comma.
@@ -349,19 +348,14 @@ fn split_entries<R: Read>(
             (_, 1..) => return Err(SplitError::Shape("expected a comma or the array's end")),
             (next, 0) => next,
         };
-        let whole = if next == Some(b'{') {
-            s.element()
+        let cut = if next == Some(b'{') {
+            s.take_element::<LogEntry>()
         } else {
             None
         };
         drop(s);
-        let entry = match whole {
-            Some(len) => {
-                let mut s = source.borrow_mut();
-                let entry = serde_json::from_slice(&s.unread()[..len])?;
-                s.consume(len);
-                entry
-            }
+        let entry = match cut {
+            Some(parsed) => parsed?,
             None => {
                 LogEntry::deserialize(&mut serde_json::Deserializer::from_reader(Shared(source)))?
             }

@@ -12,6 +12,8 @@
 use std::cell::RefCell;
 use std::io::{self, BufRead, BufReader, Read};
 
+use serde::de::DeserializeOwned;
+
 /// The buffer's size: bytes read at once.
 pub(crate) const CHUNK: usize = 64 * 1024;
 
@@ -95,12 +97,19 @@ impl<R: Read> Source<R> {
         }
     }
 
-    /// The length of the object or array that starts at the first unread byte, when all of it
-    /// is in the buffer. Reading on to find its end could read past broken JSON in the bytes at
-    /// hand, where the streaming parser would have stopped; so an element not whole in the
-    /// buffer is the streaming parser's to read.
-    pub(crate) fn element(&self) -> Option<usize> {
-        end_of_value(self.unread())
+    /// The object or array that starts at the first unread byte, parsed from the buffer and
+    /// consumed, when all of it is in the buffer; `None` when it is not. Reading on to find its
+    /// end could read past broken JSON in the bytes at hand, where the streaming parser would
+    /// have stopped; so an element not whole in the buffer is the streaming parser's to read.
+    /// An element that fails to parse stays unread, so the streaming parser stops where this
+    /// one did.
+    pub(crate) fn take_element<T: DeserializeOwned>(&mut self) -> Option<serde_json::Result<T>> {
+        let len = end_of_value(self.unread())?;
+        let parsed = serde_json::from_slice(&self.unread()[..len]);
+        if parsed.is_ok() {
+            self.consume(len);
+        }
+        Some(parsed)
     }
 }
 
@@ -247,7 +256,10 @@ mod tests {
         let long = format!("[\"{}\"]", "x".repeat(CHUNK));
         let mut source = Source::new(long.as_bytes());
         assert_eq!(source.peek_past_whitespace().unwrap(), Some(b'['));
-        assert_eq!(source.element(), None, "the rest is the streaming parser's");
+        assert!(
+            source.take_element::<Value>().is_none(),
+            "the rest is the streaming parser's"
+        );
         assert_eq!(
             source.unread().len(),
             CHUNK,
@@ -255,7 +267,21 @@ mod tests {
         );
         let mut short = Source::new(&b"{\"a\":[1,2]} ,"[..]);
         short.peek_past_whitespace().unwrap();
-        assert_eq!(short.element(), Some(11));
+        let parsed: Value = short.take_element().unwrap().unwrap();
+        assert_eq!(parsed, serde_json::json!({"a": [1, 2]}));
+        assert_eq!(
+            short.unread(),
+            b" ,",
+            "the element is consumed, what follows is not"
+        );
+        let mut broken = Source::new(&b"{\"a\":1]} ,"[..]);
+        broken.peek_past_whitespace().unwrap();
+        assert!(broken.take_element::<Value>().unwrap().is_err());
+        assert_eq!(
+            broken.unread(),
+            b"{\"a\":1]} ,",
+            "a failed element stays unread"
+        );
     }
 
     #[test]
