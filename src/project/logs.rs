@@ -187,6 +187,16 @@ struct PreparedField {
     cut: u64,
 }
 
+impl PreparedField {
+    /// Adds what preparing the field took to `counts` and `cut`, as if it were done again; the
+    /// field as prepared.
+    fn tally(&self, counts: &mut RedactionCounts, cut: &mut u64) -> String {
+        counts.merge(&self.counts);
+        *cut += self.cut;
+        self.kept.clone()
+    }
+}
+
 /// Distinct service names remembered, and the bytes they may take.
 const SERVICE_MEMO: (usize, usize) = (256, 64 * 1024);
 
@@ -239,9 +249,7 @@ impl<'a> Preparer<'a> {
     /// distinct name is worked out once.
     fn service(&mut self, raw: &str) -> String {
         if let Some(known) = self.services.get(raw) {
-            self.counts.merge(&known.counts);
-            self.field_cut += known.cut;
-            return known.kept.clone();
+            return known.tally(&mut self.counts, &mut self.field_cut);
         }
         let mut counts = RedactionCounts::default();
         let redacted = redact(raw, &mut counts);
@@ -251,9 +259,7 @@ impl<'a> Preparer<'a> {
             counts,
             cut: cut as u64,
         };
-        self.counts.merge(&field.counts);
-        self.field_cut += field.cut;
-        let kept = field.kept.clone();
+        let kept = field.tally(&mut self.counts, &mut self.field_cut);
         self.services
             .insert(raw.into(), field, raw.len() + kept.len());
         kept
