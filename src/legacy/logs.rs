@@ -471,26 +471,6 @@ mod tests {
         }
     }
 
-    /// A reader that hands out one byte per call, then optionally fails.
-    struct Trickle<'a> {
-        bytes: &'a [u8],
-        fail_at_end: bool,
-    }
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            match self.bytes.split_first() {
-                Some((b, rest)) if !buf.is_empty() => {
-                    buf[0] = *b;
-                    self.bytes = rest;
-                    Ok(1)
-                }
-                _ if self.fail_at_end => Err(std::io::Error::other("gone")),
-                _ => Ok(0),
-            }
-        }
-    }
-
     #[test]
     fn a_leading_byte_order_mark_is_tolerated_once() {
         let doc = "\u{feff}{\"success\":true,\"logs\":[{\"timestamp\":1,\"message\":\"m\"}]}";
@@ -498,9 +478,10 @@ mod tests {
         assert_eq!((s.entries, e.len()), (1, 1));
         // Split across reads, one byte at a time.
         let mut n = 0;
-        let trickle = Trickle {
+        let trickle = Steps {
             bytes: doc.as_bytes(),
-            fail_at_end: false,
+            step: 1,
+            fails: false,
         };
         assert!(read(trickle, &mut |_| n += 1).is_ok());
         assert_eq!(n, 1);
@@ -519,9 +500,10 @@ mod tests {
     #[test]
     fn read_errors_are_unreadable_not_malformed() {
         for bytes in [&b""[..], b"{\"su", b"{\"success\":true,\"logs\":[]"] {
-            let trickle = Trickle {
+            let trickle = Steps {
                 bytes,
-                fail_at_end: true,
+                step: 1,
+                fails: true,
             };
             assert_eq!(
                 read(trickle, &mut |_| {}).unwrap_err(),
