@@ -31,8 +31,14 @@ _aciproj() {
             aciproj,rag)
                 cmd="aciproj__subcmd__rag"
                 ;;
+            aciproj,redact)
+                cmd="aciproj__subcmd__redact"
+                ;;
             aciproj,replay)
                 cmd="aciproj__subcmd__replay"
+                ;;
+            aciproj,rules)
+                cmd="aciproj__subcmd__rules"
                 ;;
             aciproj,schema)
                 cmd="aciproj__subcmd__schema"
@@ -52,8 +58,14 @@ _aciproj() {
             aciproj__subcmd__help,rag)
                 cmd="aciproj__subcmd__help__subcmd__rag"
                 ;;
+            aciproj__subcmd__help,redact)
+                cmd="aciproj__subcmd__help__subcmd__redact"
+                ;;
             aciproj__subcmd__help,replay)
                 cmd="aciproj__subcmd__help__subcmd__replay"
+                ;;
+            aciproj__subcmd__help,rules)
+                cmd="aciproj__subcmd__help__subcmd__rules"
                 ;;
             aciproj__subcmd__help,schema)
                 cmd="aciproj__subcmd__help__subcmd__schema"
@@ -65,7 +77,7 @@ _aciproj() {
 
     case "${cmd}" in
         aciproj)
-            opts="-h -V --help --version rag logs patterns check replay schema help"
+            opts="-h -V --help --version rag logs patterns redact rules check replay schema help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -93,7 +105,7 @@ _aciproj() {
             return 0
             ;;
         aciproj__subcmd__help)
-            opts="rag logs patterns check replay schema help"
+            opts="rag logs patterns redact rules check replay schema help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -176,7 +188,35 @@ _aciproj() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aciproj__subcmd__help__subcmd__redact)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aciproj__subcmd__help__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aciproj__subcmd__help__subcmd__rules)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -318,6 +358,20 @@ _aciproj() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aciproj__subcmd__redact)
+            opts="-h --json --stats --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aciproj__subcmd__replay)
             opts="-h --view --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -329,6 +383,20 @@ _aciproj() {
                     COMPREPLY=($(compgen -W "envelope model harness" -- "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aciproj__subcmd__rules)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

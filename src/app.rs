@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use crate::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
 use crate::cli::{
-    CallArgs, CheckArgs, Cli, Command, OutputArgs, PatternsArgs, ReplayArgs, SchemaArgs,
+    CallArgs, CheckArgs, Cli, Command, OutputArgs, PatternsArgs, RedactArgs, ReplayArgs, RulesArgs,
+    SchemaArgs,
 };
 use crate::context::RunContext;
 use crate::error::{ErrorCode, ToolError, exit};
@@ -52,6 +53,11 @@ pub fn run(cli: Cli) -> u8 {
             crate::redact::warm_up_in_background();
             patterns_command(&args)
         }
+        Command::Redact(args) => {
+            crate::redact::warm_up_in_background();
+            redact_command(&args)
+        }
+        Command::Rules(args) => rules_command(&args),
         Command::Check(args) => check(args),
         Command::Replay(args) => replay(args),
         Command::Schema(args) => schema(args),
@@ -238,5 +244,68 @@ fn patterns_command(args: &PatternsArgs) -> u8 {
             eprintln!("aciproj: the log lines could not be read or the patterns not written");
             exit::INPUT
         }
+    }
+}
+
+/// `aciproj redact`: the catalogue as a line filter, stdin or FILE to stdout.
+fn redact_command(args: &RedactArgs) -> u8 {
+    let input: Box<dyn std::io::BufRead> = match args.file.as_deref() {
+        None => Box::new(std::io::stdin().lock()),
+        Some(p) if p == Path::new("-") => Box::new(std::io::stdin().lock()),
+        Some(p) => match std::fs::File::open(p) {
+            Ok(f) => Box::new(std::io::BufReader::with_capacity(256 * 1024, f)),
+            Err(e) => {
+                eprintln!(
+                    "aciproj: cannot read the log file {}: {}",
+                    p.display(),
+                    os_reason(&e)
+                );
+                return exit::INPUT;
+            }
+        },
+    };
+    let stdout = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
+    let options = crate::filter::FilterOptions { json: args.json };
+    match crate::filter::filter_lines(crate::redact::Redactor::shared(), input, stdout, options) {
+        Ok(stats) => {
+            if args.stats {
+                eprintln!("{}", serde_json::to_string(&stats).unwrap_or_default());
+            }
+            exit::READY
+        }
+        Err(crate::filter::FilterError::Read(e)) => {
+            let name = args.file.as_deref().unwrap_or(Path::new("-")).display();
+            eprintln!(
+                "aciproj: cannot read the log file {name}: {}",
+                os_reason(&e)
+            );
+            exit::INPUT
+        }
+        Err(crate::filter::FilterError::Write(e)) => {
+            eprintln!("aciproj: cannot write standard output: {}", os_reason(&e));
+            exit::INPUT
+        }
+    }
+}
+
+/// The operating system's reason, without the "(os error N)" tail.
+fn os_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+/// `aciproj rules`: the catalogue, as a table or as JSON lines.
+fn rules_command(args: &RulesArgs) -> u8 {
+    let text = crate::redact::describe_catalogue(args.json);
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => exit::READY,
+        Err(_) => exit::INPUT,
     }
 }

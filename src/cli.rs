@@ -47,6 +47,13 @@ pub enum Command {
     /// Fold raw log lines into redacted patterns (one message per line).
     #[command(after_help = PATTERNS_EXIT_HELP)]
     Patterns(PatternsArgs),
+    /// Redact any log stream line by line with the same rule catalogue as the logs timeline.
+    #[command(after_help = REDACT_EXIT_HELP)]
+    Redact(RedactArgs),
+    /// Print the redaction rule catalogue: each rule's id, class, placeholder, description,
+    /// examples and negatives.
+    #[command(after_help = RULES_EXIT_HELP)]
+    Rules(RulesArgs),
     /// Run fixture cases (*.case.json) in-process and compare each output with its expectation.
     #[command(after_help = CHECK_EXIT_HELP)]
     Check(CheckArgs),
@@ -188,6 +195,45 @@ pub struct PatternsArgs {
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
 }
+
+/// `aciproj redact`.
+#[derive(Debug, Args)]
+pub struct RedactArgs {
+    /// Treat each line as JSON: redact its string values, keep keys, numbers, booleans and
+    /// structure byte for byte (a line that is not JSON is redacted as text) [default: text].
+    #[arg(long)]
+    pub json: bool,
+    /// Print one JSON object of counts per class and per rule id on standard error at the end.
+    #[arg(long)]
+    pub stats: bool,
+    /// The log file; `-` reads standard input [default: standard input].
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+/// Exit codes of `redact`.
+pub const REDACT_EXIT_HELP: &str = "\
+Exit codes:
+  0  every line was redacted and written
+  1  unexpected internal error (a bug)
+  2  usage error
+  5  the log file cannot be read or the output cannot be written";
+
+/// `aciproj rules`.
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// One JSON object per rule and line (id, class, placeholder, description, keywords,
+    /// examples, negatives) [default: a table].
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Exit codes of `rules`.
+pub const RULES_EXIT_HELP: &str = "\
+Exit codes:
+  0  the catalogue was printed
+  2  usage error
+  5  standard output cannot be written";
 
 /// Exit codes of `patterns`.
 pub const PATTERNS_EXIT_HELP: &str = "\

@@ -259,6 +259,45 @@ pub fn catalogue() -> &'static [&'static Rule] {
     &CATALOGUE
 }
 
+/// The catalogue as `aciproj rules` prints it: one JSON object per rule and line (`id`, `class`,
+/// `placeholder`, `description`, `keywords`, `examples` [{`input`, `output`}], `negatives`), or a
+/// table of id, class, placeholder and description with each rule's first example under it.
+pub fn describe_catalogue(json: bool) -> String {
+    let mut out = String::new();
+    for rule in catalogue() {
+        if json {
+            let examples: Vec<_> = rule
+                .examples
+                .iter()
+                .map(|e| serde_json::json!({"input": e.input, "output": e.output}))
+                .collect();
+            let doc = serde_json::json!({
+                "id": rule.id,
+                "class": rule.class.name(),
+                "placeholder": rule.placeholder,
+                "description": rule.description,
+                "keywords": rule.keywords,
+                "examples": examples,
+                "negatives": rule.negatives,
+            });
+            out.push_str(&doc.to_string());
+        } else {
+            out.push_str(&format!(
+                "{:<28} {:<12} {:<12} {}\n",
+                rule.id,
+                rule.class.name(),
+                rule.placeholder,
+                rule.description
+            ));
+            if let Some(e) = rule.examples.first() {
+                out.push_str(&format!("{:<28} e.g. {:?} -> {:?}", "", e.input, e.output));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// The compiled redactor: the prefilter over the catalogue's keywords and the rules' patterns.
 ///
 /// The rules' patterns are compiled once per process, on first use (they are immutable and the

@@ -11,5 +11,6 @@ mod logs;
 mod output;
 mod properties;
 mod rag;
+mod redact;
 mod replay;
 mod schema;
