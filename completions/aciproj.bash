@@ -22,6 +22,9 @@ _aciproj() {
             aciproj,help)
                 cmd="aciproj__subcmd__help"
                 ;;
+            aciproj,ledger)
+                cmd="aciproj__subcmd__ledger"
+                ;;
             aciproj,logs)
                 cmd="aciproj__subcmd__logs"
                 ;;
@@ -43,6 +46,9 @@ _aciproj() {
             aciproj__subcmd__help,help)
                 cmd="aciproj__subcmd__help__subcmd__help"
                 ;;
+            aciproj__subcmd__help,ledger)
+                cmd="aciproj__subcmd__help__subcmd__ledger"
+                ;;
             aciproj__subcmd__help,logs)
                 cmd="aciproj__subcmd__help__subcmd__logs"
                 ;;
@@ -58,6 +64,12 @@ _aciproj() {
             aciproj__subcmd__help,schema)
                 cmd="aciproj__subcmd__help__subcmd__schema"
                 ;;
+            aciproj__subcmd__help__subcmd__ledger,verify)
+                cmd="aciproj__subcmd__help__subcmd__ledger__subcmd__verify"
+                ;;
+            aciproj__subcmd__ledger,verify)
+                cmd="aciproj__subcmd__ledger__subcmd__verify"
+                ;;
             *)
                 ;;
         esac
@@ -65,7 +77,7 @@ _aciproj() {
 
     case "${cmd}" in
         aciproj)
-            opts="-h -V --help --version rag logs patterns check replay schema help"
+            opts="-h -V --help --version rag logs patterns check replay schema ledger help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -93,7 +105,7 @@ _aciproj() {
             return 0
             ;;
         aciproj__subcmd__help)
-            opts="rag logs patterns check replay schema help"
+            opts="rag logs patterns check replay schema ledger help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -123,6 +135,34 @@ _aciproj() {
         aciproj__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aciproj__subcmd__help__subcmd__ledger)
+            opts="verify"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aciproj__subcmd__help__subcmd__ledger__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -197,6 +237,38 @@ _aciproj() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aciproj__subcmd__ledger)
+            opts="-h --help verify"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aciproj__subcmd__ledger__subcmd__verify)
+            opts="-h --head --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --head)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

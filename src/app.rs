@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use crate::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
 use crate::cli::{
-    CallArgs, CheckArgs, Cli, Command, OutputArgs, PatternsArgs, ReplayArgs, SchemaArgs,
+    CallArgs, CheckArgs, Cli, Command, LedgerCommand, LedgerVerifyArgs, OutputArgs, PatternsArgs,
+    ReplayArgs, SchemaArgs,
 };
 use crate::context::RunContext;
 use crate::error::{ErrorCode, ToolError, exit};
@@ -55,6 +56,28 @@ pub fn run(cli: Cli) -> u8 {
         Command::Check(args) => check(args),
         Command::Replay(args) => replay(args),
         Command::Schema(args) => schema(args),
+        Command::Ledger(args) => match args.command {
+            LedgerCommand::Verify(args) => ledger_verify(&args),
+        },
+    }
+}
+
+/// `ledger verify`: the report on stdout; 0 intact, 1 broken or head missing, 5 unreadable.
+fn ledger_verify(args: &LedgerVerifyArgs) -> u8 {
+    let bytes = match crate::boundary::chain::read(&args.ledger) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("aciproj: ledger verify: {e}");
+            return exit::INPUT;
+        }
+    };
+    let report = crate::boundary::chain::verify(&bytes, args.head.as_deref());
+    let mut stdout = std::io::stdout().lock();
+    let written = report.write(&mut stdout).and_then(|()| stdout.flush());
+    match written {
+        Err(_) => exit::INPUT,
+        Ok(()) if report.is_intact() => exit::READY,
+        Ok(()) => exit::MISMATCH,
     }
 }
 

@@ -56,6 +56,9 @@ pub enum Command {
     /// Print the JSON Schema (draft 2020-12) of a contract, or list the contract names.
     #[command(after_help = SCHEMA_EXIT_HELP)]
     Schema(SchemaArgs),
+    /// Audit a ledger file: is its hash chain intact?
+    #[command(after_help = LEDGER_VERIFY_EXIT_HELP, disable_help_subcommand = true)]
+    Ledger(LedgerArgs),
 }
 
 /// The call's identity and run.
@@ -245,6 +248,53 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value_t = View::Envelope)]
     pub view: View,
 }
+
+/// `aciproj ledger`.
+#[derive(Debug, Args)]
+pub struct LedgerArgs {
+    /// What to do with the ledger.
+    #[command(subcommand)]
+    pub command: LedgerCommand,
+}
+
+/// The `ledger` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum LedgerCommand {
+    /// Check that every record links to the one before it, and report the first that does not.
+    #[command(after_help = LEDGER_VERIFY_EXIT_HELP)]
+    Verify(LedgerVerifyArgs),
+}
+
+/// `aciproj ledger verify`.
+#[derive(Debug, Args)]
+pub struct LedgerVerifyArgs {
+    /// The ledger file (JSON lines, as the context's `ledger` names it); `-` reads standard input.
+    #[arg(value_name = "LEDGER")]
+    pub ledger: PathBuf,
+    /// Also require this record hash (a `ledger_head` the harness was handed) to be in the
+    /// chain, so records cut off the end after it are caught; says how many records follow it
+    /// [default: no head required].
+    #[arg(long, value_name = "SHA256", value_parser = parse_sha256)]
+    pub head: Option<String>,
+}
+
+/// A SHA-256 in hex, as the control view prints it (upper case accepted and lowered).
+fn parse_sha256(text: &str) -> Result<String, String> {
+    let lower = text.to_ascii_lowercase();
+    if crate::boundary::chain::is_hash(&lower) {
+        Ok(lower)
+    } else {
+        Err("expected 64 hexadecimal digits (a ledger_head)".to_owned())
+    }
+}
+
+/// Exit codes of `ledger verify`.
+pub const LEDGER_VERIFY_EXIT_HELP: &str = "\
+Exit codes:
+  0  the chain is intact (a torn last line, a crash artefact, is only noted)
+  1  the chain is broken (the first broken line is named), or the --head is not in it
+  2  usage error
+  5  the ledger cannot be read";
 
 /// The contracts `schema` can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -92,6 +92,27 @@ impl ChainReport {
     pub fn is_intact(&self) -> bool {
         self.broken.is_none() && !matches!(self.head_check, Some(HeadCheck::Missing))
     }
+
+    /// The report as `ledger verify` prints it: the verdict first, then the notes.
+    pub fn write(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let plural = if self.records == 1 { "" } else { "s" };
+        match (&self.broken, &self.head) {
+            (Some(b), _) => writeln!(out, "chain broken: {b}; {} records read", self.records)?,
+            (None, Some(head)) => writeln!(
+                out,
+                "chain intact: {} record{plural}, head {head}",
+                self.records
+            )?,
+            (None, None) => writeln!(out, "chain intact: 0 records")?,
+        }
+        if let Some(torn) = &self.torn {
+            writeln!(out, "note: {torn}")?;
+        }
+        if let Some(check) = &self.head_check {
+            writeln!(out, "--head: {check}")?;
+        }
+        Ok(())
+    }
 }
 
 /// A torn last line.
@@ -214,8 +235,8 @@ impl fmt::Display for ChainBreak {
                 previous: Some(prev),
             } => write!(
                 f,
-                "line {line} does not follow line {prev}: line {prev} was edited, or records \
-                 between them were deleted (its prev_sha256 matches no line in the file)"
+                "line {line} does not follow line {prev}: its prev_sha256 matches no line in the \
+                 file, so line {prev} was edited or records between them were deleted"
             ),
         }
     }
