@@ -79,6 +79,7 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
         }
         'aciproj;replay' {
             [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Which view of each call to print, one compact JSON line per call')
+            [CompletionResult]::new('--verify', '--verify', [CompletionResultType]::ParameterName, 'Also compare every replayed call with its record in this live ledger file (`-`: standard input) and the ledger''s hash chain, one line per call on standard error [default: no comparison]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -391,7 +391,7 @@ _aciproj() {
             return 0
             ;;
         aciproj__subcmd__replay)
-            opts="-h --view --help"
+            opts="-h --view --verify --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -399,6 +399,10 @@ _aciproj() {
             case "${prev}" in
                 --view)
                     COMPREPLY=($(compgen -W "envelope model harness" -- "${cur}"))
+                    return 0
+                    ;;
+                --verify)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -71,6 +71,7 @@ set edit:completion:arg-completer[aciproj] = {|@words|
         }
         &'aciproj;replay'= {
             cand --view 'Which view of each call to print, one compact JSON line per call'
+            cand --verify 'Also compare every replayed call with its record in this live ledger file (`-`: standard input) and the ledger''s hash chain, one line per call on standard error [default: no comparison]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -67,6 +67,7 @@ complete -c aciproj -n "__fish_aciproj_using_subcommand check" -s h -l help -d '
 complete -c aciproj -n "__fish_aciproj_using_subcommand replay" -l view -d 'Which view of each call to print, one compact JSON line per call' -r -f -a "envelope\t'The canonical result or safe error, with tool, run and call ids'
 model\t'The Model Observation: only what the model needs to understand and cite'
 harness\t'The Harness Control View: counts, scope fingerprint, truncation, redactions, budget'"
+complete -c aciproj -n "__fish_aciproj_using_subcommand replay" -l verify -d 'Also compare every replayed call with its record in this live ledger file (`-`: standard input) and the ledger\'s hash chain, one line per call on standard error [default: no comparison]' -r -F
 complete -c aciproj -n "__fish_aciproj_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand ledger; and not __fish_seen_subcommand_from verify" -s h -l help -d 'Print help'

@@ -98,13 +98,27 @@ fn check(args: CheckArgs) -> u8 {
     }
 }
 
-/// `replay`: 0 when every call was replayed (whatever their statuses), 5 when the incident
-/// cannot be read.
+/// `replay`: 0 when every call was replayed (whatever their statuses) and, with `--verify`,
+/// matches the ledger; 1 when one does not; 5 when the incident or the ledger cannot be read.
 fn replay(args: ReplayArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
-    match crate::replay::run(&args.incident, args.view, &mut stdout, &mut stderr) {
-        Ok(_) => exit::READY,
+    let replayed = match &args.verify {
+        None => crate::replay::run(&args.incident, args.view, &mut stdout, &mut stderr)
+            .map(|_| exit::READY),
+        Some(ledger) => {
+            crate::replay::run_verified(&args.incident, args.view, ledger, &mut stdout, &mut stderr)
+                .map(|c| {
+                    if c.all_match() {
+                        exit::READY
+                    } else {
+                        exit::MISMATCH
+                    }
+                })
+        }
+    };
+    match replayed {
+        Ok(code) => code,
         Err(e) => {
             let _ = writeln!(stderr, "aciproj: replay: {e}");
             exit::INPUT

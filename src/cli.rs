@@ -210,10 +210,10 @@ Exit codes:
 /// Exit codes of `replay`.
 pub const REPLAY_EXIT_HELP: &str = "\
 Exit codes:
-  0  every call was replayed, whatever each call's own status (see the summary on stderr)
-  1  unexpected internal error (a bug)
+  0  every call was replayed, whatever its own status; with --verify, every call matches too
+  1  --verify: a call differs from the ledger or is missing there, or its chain is broken; a bug
   2  usage error
-  5  the incident cannot be read: missing folder, invalid context.json or calls.jsonl";
+  5  the incident cannot be read (folder, context.json, calls.jsonl), or the --verify ledger";
 
 /// Exit codes of `schema`.
 pub const SCHEMA_EXIT_HELP: &str = "\
@@ -247,6 +247,11 @@ pub struct ReplayArgs {
     /// Which view of each call to print, one compact JSON line per call.
     #[arg(long, value_enum, default_value_t = View::Envelope)]
     pub view: View,
+    /// Also compare every replayed call with its record in this live ledger file (`-`: standard
+    /// input) and the ledger's hash chain, one line per call on standard error [default: no
+    /// comparison].
+    #[arg(long, value_name = "LEDGER")]
+    pub verify: Option<PathBuf>,
 }
 
 /// `aciproj ledger`.
