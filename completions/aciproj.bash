@@ -413,7 +413,7 @@ _aciproj() {
             return 0
             ;;
         aciproj__subcmd__schema)
-            opts="-h --help envelope rag-result logs-result rag-observation logs-observation control-view context case incident-call"
+            opts="-h --help envelope rag-result logs-result rag-observation logs-observation control-view context case incident-call ledger-record"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -322,6 +322,8 @@ pub enum SchemaName {
     Case,
     /// One line of an incident's calls.jsonl for `replay`.
     IncidentCall,
+    /// One line of a ledger file (also the shape of the context's `prior_calls` entries).
+    LedgerRecord,
 }
 
 /// `aciproj schema`.
