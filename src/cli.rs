@@ -27,7 +27,7 @@ Exit codes:
 query) and a run context, runs the boundary's preflight checks (run ownership, authorization, \
 read-only, duplicate, budget, size), and writes a bounded, redacted ACI result or a safe error. \
 Standard output carries only JSON; diagnostics go to standard error. The exit codes below are \
-those of the tool calls (rag); check, replay and schema document their own."
+those of the tool calls (rag); check, replay, schema and ledger document their own."
 )]
 pub struct Cli {
     /// What to do.
