@@ -289,7 +289,8 @@ pub fn verify(bytes: &[u8], expected_head: Option<&str>) -> ChainReport {
         if prev == expected(i) {
             continue;
         }
-        // Where does the link point? `j` is the index the record was written after (GENESIS: -1).
+        // Where does the link point? `Some(j)`: the line the record was written after, `None`:
+        // the start of the file.
         let target = if prev == GENESIS {
             Some(None)
         } else {
@@ -306,8 +307,9 @@ pub fn verify(bytes: &[u8], expected_head: Option<&str>) -> ChainReport {
                     },
                 })
             }
+            // A link to a later line (the line right before would be intact, itself impossible).
             Some(Some(j)) => at(BreakKind::Reordered { after: number(j) }),
-            // Excluded above (a link to the line right before is intact, to itself impossible).
+            // Taken by the first arm; kept for the match to be exhaustive.
             Some(None) => at(BreakKind::EditedOrDeleted { previous: None }),
             None => {
                 // A line with a forged link, whose successor still links past it: inserted.
