@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run fixture cases (*.case.json) in-process and compare each output with its expectation')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Re-run a captured incident''s calls in order through one fresh in-memory ledger')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names')
+            [CompletionResult]::new('ledger', 'ledger', [CompletionResultType]::ParameterValue, 'Audit a ledger file: is its hash chain intact?')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -93,6 +94,7 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
         }
         'aciproj;replay' {
             [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Which view of each call to print, one compact JSON line per call')
+            [CompletionResult]::new('--verify', '--verify', [CompletionResultType]::ParameterName, 'Also compare every replayed call with its record in this live ledger file (`-`: standard input) and the ledger''s hash chain, one line per call on standard error [default: no comparison]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -100,6 +102,18 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
         'aciproj;schema' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'aciproj;ledger' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every record links to the one before it, and report the first that does not')
+            break
+        }
+        'aciproj;ledger;verify' {
+            [CompletionResult]::new('--head', '--head', [CompletionResultType]::ParameterName, 'Also require this record hash (a `ledger_head` the harness was handed) to be in the chain, so records cut off the end after it are caught; says how many records follow it [default: no head required]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'aciproj;help' {
@@ -111,6 +125,7 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run fixture cases (*.case.json) in-process and compare each output with its expectation')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Re-run a captured incident''s calls in order through one fresh in-memory ledger')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names')
+            [CompletionResult]::new('ledger', 'ledger', [CompletionResultType]::ParameterValue, 'Audit a ledger file: is its hash chain intact?')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -136,6 +151,13 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             break
         }
         'aciproj;help;schema' {
+            break
+        }
+        'aciproj;help;ledger' {
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every record links to the one before it, and report the first that does not')
+            break
+        }
+        'aciproj;help;ledger;verify' {
             break
         }
         'aciproj;help;help' {

@@ -22,6 +22,9 @@ _aciproj() {
             aciproj,help)
                 cmd="aciproj__subcmd__help"
                 ;;
+            aciproj,ledger)
+                cmd="aciproj__subcmd__ledger"
+                ;;
             aciproj,logs)
                 cmd="aciproj__subcmd__logs"
                 ;;
@@ -49,6 +52,9 @@ _aciproj() {
             aciproj__subcmd__help,help)
                 cmd="aciproj__subcmd__help__subcmd__help"
                 ;;
+            aciproj__subcmd__help,ledger)
+                cmd="aciproj__subcmd__help__subcmd__ledger"
+                ;;
             aciproj__subcmd__help,logs)
                 cmd="aciproj__subcmd__help__subcmd__logs"
                 ;;
@@ -70,6 +76,12 @@ _aciproj() {
             aciproj__subcmd__help,schema)
                 cmd="aciproj__subcmd__help__subcmd__schema"
                 ;;
+            aciproj__subcmd__help__subcmd__ledger,verify)
+                cmd="aciproj__subcmd__help__subcmd__ledger__subcmd__verify"
+                ;;
+            aciproj__subcmd__ledger,verify)
+                cmd="aciproj__subcmd__ledger__subcmd__verify"
+                ;;
             *)
                 ;;
         esac
@@ -77,7 +89,7 @@ _aciproj() {
 
     case "${cmd}" in
         aciproj)
-            opts="-h -V --help --version rag logs patterns redact rules check replay schema help"
+            opts="-h -V --help --version rag logs patterns redact rules check replay schema ledger help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -105,7 +117,7 @@ _aciproj() {
             return 0
             ;;
         aciproj__subcmd__help)
-            opts="rag logs patterns redact rules check replay schema help"
+            opts="rag logs patterns redact rules check replay schema ledger help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -135,6 +147,34 @@ _aciproj() {
         aciproj__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aciproj__subcmd__help__subcmd__ledger)
+            opts="verify"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aciproj__subcmd__help__subcmd__ledger__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -237,6 +277,38 @@ _aciproj() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aciproj__subcmd__ledger)
+            opts="-h --help verify"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aciproj__subcmd__ledger__subcmd__verify)
+            opts="-h --head --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --head)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -373,7 +445,7 @@ _aciproj() {
             return 0
             ;;
         aciproj__subcmd__replay)
-            opts="-h --view --help"
+            opts="-h --view --verify --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -381,6 +453,10 @@ _aciproj() {
             case "${prev}" in
                 --view)
                     COMPREPLY=($(compgen -W "envelope model harness" -- "${cur}"))
+                    return 0
+                    ;;
+                --verify)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -405,7 +481,7 @@ _aciproj() {
             return 0
             ;;
         aciproj__subcmd__schema)
-            opts="-h --help envelope rag-result logs-result rag-observation logs-observation control-view context case incident-call"
+            opts="-h --help envelope rag-result logs-result rag-observation logs-observation control-view context case incident-call ledger-record"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

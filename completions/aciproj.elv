@@ -30,6 +30,7 @@ set edit:completion:arg-completer[aciproj] = {|@words|
             cand check 'Run fixture cases (*.case.json) in-process and compare each output with its expectation'
             cand replay 'Re-run a captured incident''s calls in order through one fresh in-memory ledger'
             cand schema 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names'
+            cand ledger 'Audit a ledger file: is its hash chain intact?'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'aciproj;rag'= {
@@ -83,12 +84,23 @@ set edit:completion:arg-completer[aciproj] = {|@words|
         }
         &'aciproj;replay'= {
             cand --view 'Which view of each call to print, one compact JSON line per call'
+            cand --verify 'Also compare every replayed call with its record in this live ledger file (`-`: standard input) and the ledger''s hash chain, one line per call on standard error [default: no comparison]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;schema'= {
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
+        }
+        &'aciproj;ledger'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand verify 'Check that every record links to the one before it, and report the first that does not'
+        }
+        &'aciproj;ledger;verify'= {
+            cand --head 'Also require this record hash (a `ledger_head` the harness was handed) to be in the chain, so records cut off the end after it are caught; says how many records follow it [default: no head required]'
+            cand -h 'Print help'
+            cand --help 'Print help'
         }
         &'aciproj;help'= {
             cand rag 'Project a captured RAG knowledge-search response into the RAG contract'
@@ -99,6 +111,7 @@ set edit:completion:arg-completer[aciproj] = {|@words|
             cand check 'Run fixture cases (*.case.json) in-process and compare each output with its expectation'
             cand replay 'Re-run a captured incident''s calls in order through one fresh in-memory ledger'
             cand schema 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names'
+            cand ledger 'Audit a ledger file: is its hash chain intact?'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'aciproj;help;rag'= {
@@ -116,6 +129,11 @@ set edit:completion:arg-completer[aciproj] = {|@words|
         &'aciproj;help;replay'= {
         }
         &'aciproj;help;schema'= {
+        }
+        &'aciproj;help;ledger'= {
+            cand verify 'Check that every record links to the one before it, and report the first that does not'
+        }
+        &'aciproj;help;ledger;verify'= {
         }
         &'aciproj;help;help'= {
         }

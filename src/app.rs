@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use crate::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
 use crate::cli::{
-    CallArgs, CheckArgs, Cli, Command, OutputArgs, PatternsArgs, RedactArgs, ReplayArgs, RulesArgs,
-    SchemaArgs,
+    CallArgs, CheckArgs, Cli, Command, LedgerCommand, LedgerVerifyArgs, OutputArgs, PatternsArgs,
+    RedactArgs, ReplayArgs, RulesArgs, SchemaArgs,
 };
 use crate::context::RunContext;
 use crate::error::{ErrorCode, ToolError, exit};
@@ -61,6 +61,28 @@ pub fn run(cli: Cli) -> u8 {
         Command::Check(args) => check(args),
         Command::Replay(args) => replay(args),
         Command::Schema(args) => schema(args),
+        Command::Ledger(args) => match args.command {
+            LedgerCommand::Verify(args) => ledger_verify(&args),
+        },
+    }
+}
+
+/// `ledger verify`: the report on stdout; 0 intact, 1 broken or head missing, 5 unreadable.
+fn ledger_verify(args: &LedgerVerifyArgs) -> u8 {
+    let bytes = match crate::boundary::chain::read(&args.ledger) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("aciproj: ledger verify: {e}");
+            return exit::INPUT;
+        }
+    };
+    let report = crate::boundary::chain::verify(&bytes, args.head.as_deref());
+    let mut stdout = std::io::stdout().lock();
+    let written = report.write(&mut stdout).and_then(|()| stdout.flush());
+    match written {
+        Err(_) => exit::INPUT,
+        Ok(()) if report.is_intact() => exit::READY,
+        Ok(()) => exit::MISMATCH,
     }
 }
 
@@ -81,13 +103,27 @@ fn check(args: CheckArgs) -> u8 {
     }
 }
 
-/// `replay`: 0 when every call was replayed (whatever their statuses), 5 when the incident
-/// cannot be read.
+/// `replay`: 0 when every call was replayed (whatever their statuses) and, with `--verify`,
+/// matches the ledger; 1 when one does not; 5 when the incident or the ledger cannot be read.
 fn replay(args: ReplayArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
-    match crate::replay::run(&args.incident, args.view, &mut stdout, &mut stderr) {
-        Ok(_) => exit::READY,
+    let replayed = match &args.verify {
+        None => crate::replay::run(&args.incident, args.view, &mut stdout, &mut stderr)
+            .map(|_| exit::READY),
+        Some(ledger) => {
+            crate::replay::run_verified(&args.incident, args.view, ledger, &mut stdout, &mut stderr)
+                .map(|c| {
+                    if c.all_match() {
+                        exit::READY
+                    } else {
+                        exit::MISMATCH
+                    }
+                })
+        }
+    };
+    match replayed {
+        Ok(code) => code,
         Err(e) => {
             let _ = writeln!(stderr, "aciproj: replay: {e}");
             exit::INPUT

@@ -27,7 +27,7 @@ Exit codes:
 query) and a run context, runs the boundary's preflight checks (run ownership, authorization, \
 read-only, duplicate, budget, size), and writes a bounded, redacted ACI result or a safe error. \
 Standard output carries only JSON; diagnostics go to standard error. The exit codes below are \
-those of the tool calls (rag); check, replay and schema document their own."
+those of the tool calls (rag); check, replay, schema and ledger document their own."
 )]
 pub struct Cli {
     /// What to do.
@@ -63,6 +63,9 @@ pub enum Command {
     /// Print the JSON Schema (draft 2020-12) of a contract, or list the contract names.
     #[command(after_help = SCHEMA_EXIT_HELP)]
     Schema(SchemaArgs),
+    /// Audit a ledger file: is its hash chain intact?
+    #[command(after_help = LEDGER_VERIFY_EXIT_HELP, disable_help_subcommand = true)]
+    Ledger(LedgerArgs),
 }
 
 /// The call's identity and run.
@@ -253,10 +256,10 @@ Exit codes:
 /// Exit codes of `replay`.
 pub const REPLAY_EXIT_HELP: &str = "\
 Exit codes:
-  0  every call was replayed, whatever each call's own status (see the summary on stderr)
-  1  unexpected internal error (a bug)
+  0  every call was replayed, whatever its own status; with --verify, every call matches too
+  1  --verify: a call differs from the ledger or is missing there, or its chain is broken; a bug
   2  usage error
-  5  the incident cannot be read: missing folder, invalid context.json or calls.jsonl";
+  5  the incident cannot be read (folder, context.json, calls.jsonl), or the --verify ledger";
 
 /// Exit codes of `schema`.
 pub const SCHEMA_EXIT_HELP: &str = "\
@@ -290,7 +293,59 @@ pub struct ReplayArgs {
     /// Which view of each call to print, one compact JSON line per call.
     #[arg(long, value_enum, default_value_t = View::Envelope)]
     pub view: View,
+    /// Also compare every replayed call with its record in this live ledger file (`-`: standard
+    /// input) and the ledger's hash chain, one line per call on standard error [default: no
+    /// comparison].
+    #[arg(long, value_name = "LEDGER")]
+    pub verify: Option<PathBuf>,
 }
+
+/// `aciproj ledger`.
+#[derive(Debug, Args)]
+pub struct LedgerArgs {
+    /// What to do with the ledger.
+    #[command(subcommand)]
+    pub command: LedgerCommand,
+}
+
+/// The `ledger` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum LedgerCommand {
+    /// Check that every record links to the one before it, and report the first that does not.
+    #[command(after_help = LEDGER_VERIFY_EXIT_HELP)]
+    Verify(LedgerVerifyArgs),
+}
+
+/// `aciproj ledger verify`.
+#[derive(Debug, Args)]
+pub struct LedgerVerifyArgs {
+    /// The ledger file (JSON lines, as the context's `ledger` names it); `-` reads standard input.
+    #[arg(value_name = "LEDGER")]
+    pub ledger: PathBuf,
+    /// Also require this record hash (a `ledger_head` the harness was handed) to be in the
+    /// chain, so records cut off the end after it are caught; says how many records follow it
+    /// [default: no head required].
+    #[arg(long, value_name = "SHA256", value_parser = parse_sha256)]
+    pub head: Option<String>,
+}
+
+/// A SHA-256 in hex, as the control view prints it (upper case accepted and lowered).
+fn parse_sha256(text: &str) -> Result<String, String> {
+    let lower = text.to_ascii_lowercase();
+    if crate::boundary::chain::is_hash(&lower) {
+        Ok(lower)
+    } else {
+        Err("expected 64 hexadecimal digits (a ledger_head)".to_owned())
+    }
+}
+
+/// Exit codes of `ledger verify`.
+pub const LEDGER_VERIFY_EXIT_HELP: &str = "\
+Exit codes:
+  0  the chain is intact (a torn last line, a crash artefact, is only noted)
+  1  the chain is broken (the first broken line is named), or the --head is not in it
+  2  usage error
+  5  the ledger cannot be read";
 
 /// The contracts `schema` can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -313,6 +368,8 @@ pub enum SchemaName {
     Case,
     /// One line of an incident's calls.jsonl for `replay`.
     IncidentCall,
+    /// One line of a ledger file (also the shape of the context's `prior_calls` entries).
+    LedgerRecord,
 }
 
 /// `aciproj schema`.

@@ -507,6 +507,10 @@ pub struct ControlView {
     pub observation_bytes: u64,
     /// Budget use, once the run's records were read.
     pub budget: Option<BudgetUse>,
+    /// SHA-256 (hex) of the ledger line this call appended: the chain's head after it (SPEC §6).
+    /// Only when the context keeps a ledger file and the call was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger_head: Option<String>,
 }
 
 /// One line of the ledger: the canonical record of an admitted call (SPEC §6). Also the shape of
@@ -548,4 +552,9 @@ pub struct LedgerRecord {
     /// SHA-256 (hex) of the compact canonical result.
     #[serde(default)]
     pub result_sha256: Option<String>,
+    /// SHA-256 (hex) of the previous record's line in the ledger file (its bytes without the
+    /// newline); 64 zeros for the file's first record. Written by the ledger, ignored in
+    /// `prior_calls`.
+    #[serde(default)]
+    pub prev_sha256: Option<String>,
 }

@@ -17,6 +17,9 @@ pub mod exit {
     pub const INTERNAL: u8 = 1;
     /// `check`: at least one case failed (or could not be read).
     pub const CASES_FAILED: u8 = 1;
+    /// `ledger verify`: the chain is broken or the head is not in it; `replay --verify`: a call
+    /// differs from the ledger.
+    pub const MISMATCH: u8 = 1;
     /// Usage error (reported by clap).
     pub const USAGE: u8 = 2;
     /// Preflight rejected the call; the legacy response was not read.

@@ -13,8 +13,8 @@ use crate::check::Case;
 use crate::cli::SchemaName;
 use crate::context::RunContextFile;
 use crate::contracts::{
-    ControlView, Envelope, ErrorObservation, LogsObservation, LogsToolResult, RagObservation,
-    RagToolResult,
+    ControlView, Envelope, ErrorObservation, LedgerRecord, LogsObservation, LogsToolResult,
+    RagObservation, RagToolResult,
 };
 use crate::replay::IncidentCall;
 
@@ -51,6 +51,7 @@ pub const NAMES: &[(SchemaName, &str)] = &[
     (SchemaName::Context, "context"),
     (SchemaName::Case, "case"),
     (SchemaName::IncidentCall, "incident-call"),
+    (SchemaName::LedgerRecord, "ledger-record"),
 ];
 
 /// The schema of one contract.
@@ -65,6 +66,7 @@ pub fn schema(name: SchemaName) -> Schema {
         SchemaName::Context => schema_for!(RunContextFile),
         SchemaName::Case => schema_for!(Case),
         SchemaName::IncidentCall => schema_for!(IncidentCall),
+        SchemaName::LedgerRecord => schema_for!(LedgerRecord),
     }
 }
 
@@ -121,6 +123,7 @@ mod tests {
             SchemaName::ControlView,
             SchemaName::Context,
             SchemaName::IncidentCall,
+            SchemaName::LedgerRecord,
         ] {
             let v = schema_value(name);
             assert_eq!(v["additionalProperties"], false, "{name:?}");

@@ -7,11 +7,17 @@
 //! exactly K. A process killed mid-write leaves a last line without its newline; that torn line
 //! is ignored on read and cut off before the next append, so it is never glued to a later record.
 //! A damaged line *before* the last one is not a crash artefact and is reported, not skipped.
+//!
+//! Each appended line links to the last whole line before it (see [`super::chain`]): the link is
+//! computed under the same lock as the check, from the bytes actually in the file, so concurrent
+//! appenders build one chain, and after a torn line is cut the chain goes on from the last whole
+//! record. The new line's hash is returned as the chain's head for the harness.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
+use super::chain;
 use crate::contracts::LedgerRecord;
 use crate::error::{ErrorCode, ToolError};
 
@@ -38,6 +44,8 @@ enum Sink<'a> {
         file: File,
         valid_len: u64,
         torn: bool,
+        /// The hash of the last whole line: the next record's `prev_sha256`.
+        head: String,
     },
     Memory(&'a mut Vec<LedgerRecord>),
 }
@@ -72,7 +80,7 @@ impl LedgerStore {
                 file.lock().map_err(|_| unavailable())?;
                 let mut bytes = Vec::new();
                 file.read_to_end(&mut bytes).map_err(|_| unavailable())?;
-                let (records, valid_len) = parse(&bytes)?;
+                let (records, valid_len, head) = parse(&bytes)?;
                 let torn = valid_len < bytes.len() as u64;
                 Ok(LedgerSession {
                     records,
@@ -80,6 +88,7 @@ impl LedgerStore {
                         file,
                         valid_len,
                         torn,
+                        head,
                     },
                 })
             }
@@ -87,24 +96,26 @@ impl LedgerStore {
     }
 }
 
-/// Parses complete lines; returns the records and the length of the complete part.
-fn parse(bytes: &[u8]) -> Result<(Vec<LedgerRecord>, u64), ToolError> {
-    let complete = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    let mut records = Vec::new();
-    for (index, line) in bytes[..complete].split(|b| *b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+/// Parses complete lines; returns the records, the length of the complete part and the hash of
+/// the last whole line (the chain's head, [`chain::GENESIS`] for an empty ledger).
+fn parse(bytes: &[u8]) -> Result<(Vec<LedgerRecord>, u64, String), ToolError> {
+    let lines = chain::lines(bytes);
+    let mut records = Vec::with_capacity(lines.whole.len());
+    for (number, line) in &lines.whole {
         let record = serde_json::from_slice::<LedgerRecord>(line).map_err(|_| {
             ToolError::numbered(
                 ErrorCode::LedgerCorrupt,
                 "ledger line {} is not a valid record; repair or move the ledger",
-                &[index as u64 + 1],
+                &[*number],
             )
         })?;
         records.push(record);
     }
-    Ok((records, complete as u64))
+    let head = lines
+        .whole
+        .last()
+        .map_or_else(|| chain::GENESIS.to_owned(), |(_, l)| chain::line_hash(l));
+    Ok((records, lines.complete_len as u64, head))
 }
 
 impl LedgerSession<'_> {
@@ -113,20 +124,28 @@ impl LedgerSession<'_> {
         &self.records
     }
 
-    /// Appends one record durably (written and synced before this returns).
-    pub fn append(&mut self, record: &LedgerRecord) -> Result<(), ToolError> {
+    /// Appends one record durably (written and synced before this returns). A file ledger links
+    /// it to the last whole line and returns the hash of the line written: the chain's new head.
+    /// The other stores keep no chain and return `None`.
+    pub fn append(&mut self, record: &LedgerRecord) -> Result<Option<String>, ToolError> {
         match &mut self.sink {
-            Sink::None => Ok(()),
+            Sink::None => Ok(None),
             Sink::Memory(records) => {
                 records.push(record.clone());
-                Ok(())
+                Ok(None)
             }
             Sink::File {
                 file,
                 valid_len,
                 torn,
+                head,
             } => {
-                let mut line = serde_json::to_vec(record).map_err(|_| unavailable())?;
+                let linked = LedgerRecord {
+                    prev_sha256: Some(head.clone()),
+                    ..record.clone()
+                };
+                let mut line = serde_json::to_vec(&linked).map_err(|_| unavailable())?;
+                let new_head = chain::line_hash(&line);
                 line.push(b'\n');
                 if *torn {
                     file.set_len(*valid_len).map_err(|_| unavailable())?;
@@ -137,7 +156,8 @@ impl LedgerSession<'_> {
                 file.write_all(&line).map_err(|_| unavailable())?;
                 file.sync_data().map_err(|_| unavailable())?;
                 *valid_len += line.len() as u64;
-                Ok(())
+                *head = new_head.clone();
+                Ok(Some(new_head))
             }
         }
     }
@@ -177,6 +197,33 @@ mod tests {
             })
             .collect();
         assert_eq!(ids, ["a", "c"]);
+    }
+
+    #[test]
+    fn appends_form_one_chain_that_goes_on_after_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.jsonl");
+        let mut store = LedgerStore::File(path.clone());
+        let first = store.open().unwrap().append(&record("a")).unwrap().unwrap();
+        let second = store.open().unwrap().append(&record("b")).unwrap().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(first, chain::line_hash(lines[0].as_bytes()));
+        assert_eq!(second, chain::line_hash(lines[1].as_bytes()));
+        let linked = |l: &str| serde_json::from_str::<LedgerRecord>(l).unwrap().prev_sha256;
+        assert_eq!(linked(lines[0]).as_deref(), Some(chain::GENESIS));
+        assert_eq!(linked(lines[1]), Some(first));
+        // A crash mid-write, then the next call: linked to the last whole record.
+        std::fs::write(&path, format!("{text}{{\"tool_call_id\":\"c\"")).unwrap();
+        let third = store.open().unwrap().append(&record("d")).unwrap();
+        let report = chain::verify(&std::fs::read(&path).unwrap(), third.as_deref());
+        assert!(report.is_intact() && report.torn.is_none(), "{report:?}");
+        assert_eq!(report.records, 3);
+        // Memory and absent stores keep no chain.
+        assert_eq!(
+            LedgerStore::None.open().unwrap().append(&record("x")),
+            Ok(None)
+        );
     }
 
     #[test]

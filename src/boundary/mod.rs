@@ -6,6 +6,7 @@
 //! are carried byte for byte; the boundary never mints an id and writes no store but the ledger.
 
 pub mod arguments;
+pub mod chain;
 pub mod ledger;
 pub mod preflight;
 pub mod scope;
@@ -85,6 +86,7 @@ pub struct CallOutcome {
     tool: Tool,
     result: Result<ToolResult, ToolError>,
     control: ControlView,
+    recorded: Option<LedgerRecord>,
 }
 
 impl CallOutcome {
@@ -110,6 +112,7 @@ impl CallOutcome {
             result_bytes: None,
             observation_bytes: 0,
             budget: None,
+            ledger_head: None,
         };
         let pending = Err(ToolError::new(
             ErrorCode::InternalError,
@@ -120,6 +123,7 @@ impl CallOutcome {
             tool,
             result: pending,
             control,
+            recorded: None,
         }
     }
 
@@ -231,6 +235,13 @@ impl CallOutcome {
         &self.control
     }
 
+    /// The canonical record this call appended to the run's records, when it was admitted
+    /// (`prev_sha256` is the ledger file's business and not set here). Replay compares it with
+    /// the live ledger.
+    pub fn ledger_record(&self) -> Option<&LedgerRecord> {
+        self.recorded.as_ref()
+    }
+
     fn record(&self) -> LedgerRecord {
         let c = &self.control;
         LedgerRecord {
@@ -250,6 +261,7 @@ impl CallOutcome {
                 .as_ref()
                 .ok()
                 .map(|r| scope::sha256_hex(&serde_json::to_vec(r).unwrap_or_default())),
+            prev_sha256: None,
         }
     }
 }
@@ -337,10 +349,17 @@ impl ToolBoundary {
             calls_used + 1,
             bytes_used.saturating_add(outcome.control.observation_bytes),
         ));
-        if let Err(e) = session.append(&outcome.record()) {
-            // Without its record the call did not happen as far as the run knows: never READY.
-            outcome.finish(Err(e));
-            outcome.control.budget = Some(budget(calls_used, bytes_used));
+        let record = outcome.record();
+        match session.append(&record) {
+            Ok(head) => {
+                outcome.control.ledger_head = head;
+                outcome.recorded = Some(record);
+            }
+            Err(e) => {
+                // Without its record the call did not happen as far as the run knows: never READY.
+                outcome.finish(Err(e));
+                outcome.control.budget = Some(budget(calls_used, bytes_used));
+            }
         }
         outcome
     }

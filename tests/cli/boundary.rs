@@ -62,9 +62,12 @@ fn framework_id_and_run_are_valid() {
             "returned_count",
             "truncated",
             "observation_bytes",
-            "result_sha256"
+            "result_sha256",
+            "prev_sha256"
         ]
     );
+    // The file's first record starts the hash chain.
+    assert_eq!(r["prev_sha256"], "0".repeat(64));
     // Nothing but the ledger was written next to the context.
     let mut names: Vec<_> = std::fs::read_dir(ctx.dir.path())
         .unwrap()

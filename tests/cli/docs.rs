@@ -123,3 +123,45 @@ fn every_flag_says_what_it_does_and_its_default() {
     cmd.build();
     visit(&cmd, "aciproj");
 }
+
+/// The "prove an incident" walkthrough in docs/ledger.md runs as written and prints what the
+/// page says it prints (hashes shortened to their first four digits, as on the page).
+#[test]
+fn the_ledger_walkthrough_runs_as_written() {
+    if std::process::Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: the walkthrough needs jq");
+        return;
+    }
+    let page = std::fs::read_to_string(root().join("docs/ledger.md")).unwrap();
+    let section = &page[page.find("## Prove an incident").expect("the section")..];
+    let block = |fence: &str| {
+        let start = section.find(fence).expect("the block") + fence.len();
+        let len = section[start..].find("\n```\n").expect("its end");
+        section[start..start + len + 1].to_owned()
+    };
+    let (script, expected) = (block("```sh\n"), block("```text\n"));
+    let bin = assert_cmd::cargo::cargo_bin("aciproj");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-e", "-c", &script])
+        .env("PATH", path)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hash = regex::Regex::new("([0-9a-f]{4})[0-9a-f]{60}").unwrap();
+    assert_eq!(hash.replace_all(&stdout, "$1…"), expected);
+}

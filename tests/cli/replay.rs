@@ -416,3 +416,196 @@ fn response_files_are_relative_to_the_incident_and_may_be_missing() {
     assert_eq!(out[0]["result"]["evidence"][0]["excerpt"], "e");
     assert_eq!(out[1]["error"]["code"], "RESPONSE_UNREADABLE");
 }
+
+/// A copy of a bundled incident in a temporary folder (its context's ledger lands there too).
+fn copy_incident(name: &str) -> tempfile::TempDir {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy(&fixture(name), dir.path());
+    dir
+}
+
+/// Makes the incident's calls live, as a Rust harness would: through one boundary over the
+/// context's ledger file. Returns the ledger's path.
+fn live(dir: &Path) -> std::path::PathBuf {
+    use aciproj::boundary::arguments::execute_arguments;
+    use aciproj::{LegacySource, RunContext, ToolBoundary};
+    let context = RunContext::load(&dir.join("context.json")).unwrap();
+    let ledger = context
+        .ledger
+        .clone()
+        .expect("the incident's context names a ledger");
+    let mut boundary = ToolBoundary::new(context);
+    for line in std::fs::read_to_string(dir.join("calls.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let call: aciproj::replay::IncidentCall = serde_json::from_str(line).unwrap();
+        let inline = call.response.as_ref().map(|r| r.to_string());
+        let file = call.response_file.as_ref().map(|f| dir.join(f));
+        let legacy = match (&inline, &file) {
+            (Some(bytes), _) => LegacySource::Bytes(bytes.as_bytes()),
+            (None, Some(path)) => LegacySource::File(path),
+            (None, None) => unreachable!("the bundled calls have a response"),
+        };
+        execute_arguments(
+            &mut boundary,
+            call.tool,
+            &call.tool_call_id,
+            call.run_id.as_deref(),
+            &Value::Object(call.arguments.clone()),
+            legacy,
+        );
+    }
+    ledger
+}
+
+fn replay_verify(dir: &Path, ledger: &Path) -> Ran {
+    Aci::new(["replay"])
+        .arg(dir)
+        .arg("--verify")
+        .arg(ledger)
+        .run()
+}
+
+/// The `verify …` lines of a replay's stderr.
+fn verify_lines(ran: &Ran) -> Vec<&str> {
+    ran.stderr
+        .lines()
+        .filter(|l| l.starts_with("verify") || l.starts_with("verified"))
+        .collect()
+}
+
+#[test]
+fn an_untouched_incident_verifies_against_its_live_ledger() {
+    for (name, calls) in [(INCIDENT, 7), (PAYMENT, 10)] {
+        let dir = copy_incident(name);
+        let ledger = live(dir.path());
+        let ran = replay_verify(dir.path(), &ledger);
+        assert_eq!(ran.code, 0, "{name}: {}", ran.stderr);
+        let lines = verify_lines(&ran);
+        assert_eq!(lines.len(), calls + 2, "{}", ran.stderr);
+        for line in &lines[..calls] {
+            assert!(line.contains(": match"), "{name}: {line}");
+        }
+        assert!(lines[calls].starts_with("verify ledger: chain intact"));
+        assert_eq!(
+            lines[calls + 1],
+            format!("verified {calls} calls: {calls} match, 0 differ")
+        );
+        // The JSON lines are the replay's, unchanged by --verify.
+        assert_eq!(ran.stdout, replay(dir.path(), "envelope").stdout);
+    }
+    let lines = {
+        let dir = copy_incident(INCIDENT);
+        let ledger = live(dir.path());
+        replay_verify(dir.path(), &ledger).stderr
+    };
+    assert!(lines.contains("verify call_01: match\n"), "{lines}");
+    assert!(
+        lines.contains("verify call_06: match (refused with BUDGET_EXHAUSTED, not recorded)\n"),
+        "{lines}"
+    );
+}
+
+#[test]
+fn a_changed_response_is_a_mismatch_naming_the_call() {
+    let dir = copy_incident(INCIDENT);
+    let ledger = live(dir.path());
+    // Someone "fixes" the captured response of call_02 after the fact.
+    let calls = std::fs::read_to_string(dir.path().join("calls.jsonl")).unwrap();
+    let planted = "先用 redis-cli --latency";
+    assert!(calls.contains(planted));
+    let changed = calls.replacen(planted, "先用 redis-cli --bigkeys", 1);
+    std::fs::write(dir.path().join("calls.jsonl"), changed).unwrap();
+    let ran = replay_verify(dir.path(), &ledger);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let lines = verify_lines(&ran);
+    let call_02 = lines[1];
+    // The same length, the same counts: only the result's hash tells.
+    assert!(
+        call_02.starts_with("verify call_02: MISMATCH: result_sha256 ledger \"")
+            && !call_02.contains("observation_bytes"),
+        "{call_02}"
+    );
+    assert_eq!(lines[0], "verify call_01: match");
+    assert_eq!(
+        *lines.last().unwrap(),
+        "verified 7 calls: 6 match, 1 differ: the ledger does not prove this replay"
+    );
+    // Counts, codes and hashes only: no legacy content on stderr.
+    assert!(!ran.stderr.contains("bigkeys") && !ran.stderr.contains("latency"));
+}
+
+#[test]
+fn a_call_the_ledger_lacks_or_holds_extra_is_a_mismatch() {
+    let dir = copy_incident(INCIDENT);
+    let ledger = live(dir.path());
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // The last record cut off: its call is not in the ledger (the chain alone cannot see it).
+    let cut = dir.path().join("cut.jsonl");
+    std::fs::write(&cut, format!("{}\n", lines[..3].join("\n"))).unwrap();
+    let ran = replay_verify(dir.path(), &cut);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("verify call_05: MISMATCH: not in the ledger\n")
+    );
+    assert!(
+        ran.stderr
+            .contains("verify ledger: chain intact, 3 records\n")
+    );
+    // A record of the run that the incident does not hold.
+    let incident_calls = std::fs::read_to_string(dir.path().join("calls.jsonl")).unwrap();
+    let fewer: Vec<&str> = incident_calls.lines().take(2).collect();
+    std::fs::write(dir.path().join("calls.jsonl"), fewer.join("\n")).unwrap();
+    let ran = replay_verify(dir.path(), &ledger);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(
+            "verify call_03: MISMATCH: ledger line 3 records it, the incident does not hold it"
+        ),
+        "{}",
+        ran.stderr
+    );
+    // A tampered chain fails the proof even when every call matches.
+    let swapped = dir.path().join("swapped.jsonl");
+    std::fs::write(&swapped, format!("{}\n{}\n", lines[1], lines[0])).unwrap();
+    let ran = replay_verify(dir.path(), &swapped);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("verify ledger: CHAIN BROKEN: line 1 is out of order")
+    );
+}
+
+#[test]
+fn an_unreadable_verify_ledger_exits_5_before_replaying() {
+    let dir = copy_incident(INCIDENT);
+    let missing = dir.path().join("no-such.ledger.jsonl");
+    let ran = replay_verify(dir.path(), &missing);
+    assert_eq!(ran.code, 5, "{}", ran.stderr);
+    assert_eq!(ran.stdout, "");
+    assert!(
+        ran.stderr.contains(&missing.display().to_string()),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains("No such file or directory"),
+        "{}",
+        ran.stderr
+    );
+}

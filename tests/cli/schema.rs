@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::common::{Aci, MISSING_RESPONSE, active, context_with, fixture};
 
-const NAMES: [&str; 9] = [
+const NAMES: [&str; 10] = [
     "envelope",
     "rag-result",
     "logs-result",
@@ -16,6 +16,7 @@ const NAMES: [&str; 9] = [
     "context",
     "case",
     "incident-call",
+    "ledger-record",
 ];
 
 fn schema(name: &str) -> Value {
@@ -111,6 +112,8 @@ fn every_output_validates_against_its_schema() {
     let tight = fixture("contexts/tight-bounds.json");
     let completed = fixture("contexts/completed.json");
     let broken_context = context_with(json!({"budget": {"max_tool_calls": "many"}}));
+    // A context that keeps a ledger: the control view then carries `ledger_head`.
+    let kept = context_with(json!({"ledger": "l.jsonl", "budget": {"max_tool_calls": 1000}}));
     let mut runs: Vec<(String, Aci)> = Vec::new();
     for file in &responses {
         for ctx in [active(), tight.clone()] {
@@ -161,6 +164,43 @@ fn every_output_validates_against_its_schema() {
             }
         }
     }
+    // With a ledger kept, each view is its own admitted call (a fresh id each); every line the
+    // ledger holds then validates too.
+    let record = Validator::new("ledger-record");
+    for (i, file) in responses.iter().enumerate() {
+        for view in ["harness", "envelope", "model"] {
+            let ran = Aci::rag(&kept.path, &format!("call_{i}_{view}"), "kafka lag")
+                .arg(file)
+                .args(["--view", view])
+                .run();
+            let v = ran.json();
+            let what = format!("{} with a ledger ({view})", file.display());
+            match view {
+                "harness" => {
+                    control.assert_valid(&v, &what);
+                    assert!(v["ledger_head"].is_string() || ran.code == 3, "{what}: {v}");
+                }
+                "envelope" => envelope.assert_valid(&v, &what),
+                _ => model.assert_valid(&v, &what),
+            }
+        }
+        let mcp = Aci::rag(&kept.path, &format!("call_{i}_mcp"), "kafka lag")
+            .arg(file)
+            .args(["--format", "mcp"])
+            .run()
+            .json();
+        control.assert_valid(&mcp["_meta"]["aciproj/control"], "mcp with a ledger");
+        model.assert_valid(&mcp["structuredContent"], "mcp with a ledger");
+    }
+    let ledger = std::fs::read_to_string(kept.dir.path().join("l.jsonl")).unwrap();
+    assert!(ledger.lines().count() >= responses.len(), "{ledger}");
+    for line in ledger.lines() {
+        record.assert_valid(&serde_json::from_str(line).unwrap(), line);
+    }
+    record.assert_invalid(
+        &json!({"tool_call_id": "c", "tool": "rag", "prev_sha256": "x", "extra": 1}),
+        "a record with a field the ledger never writes",
+    );
     // READY, preflight, legacy and input outputs were all among them.
     assert_eq!(
         statuses.into_iter().collect::<Vec<_>>(),
