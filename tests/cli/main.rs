@@ -3,6 +3,7 @@
 mod boundary;
 mod check;
 mod common;
+mod diagnostics;
 mod docs;
 mod fuzz_regressions;
 mod hostile;
