@@ -31,34 +31,34 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run fixture cases (*.case.json) in-process and compare each output with its expectation')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Re-run a captured incident''s calls in order through one fresh in-memory ledger')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names')
-            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print the help of aciproj or of one of its subcommands')
             break
         }
         'aciproj;rag' {
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds; `-` reads it from standard input (RESPONSE must then be a file)')
             [CompletionResult]::new('--call-id', '--call-id', [CompletionResultType]::ParameterName, 'The framework''s tool call id, echoed byte for byte (at most 128 bytes)')
             [CompletionResult]::new('--run-id', '--run-id', [CompletionResultType]::ParameterName, 'The run the caller believes it is in; must equal the context''s run_id [default: the context''s run_id]')
             [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'The agent''s query, passed through unchanged')
-            [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Which view of the call to print')
+            [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Which view of the call to print; not with `--format mcp`, which carries its own [default: envelope]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How to wrap the view: plain JSON, or an MCP CallToolResult')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]')
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Indent the JSON [default: compact, one line]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aciproj;logs' {
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds; `-` reads it from standard input (RESPONSE must then be a file)')
             [CompletionResult]::new('--call-id', '--call-id', [CompletionResultType]::ParameterName, 'The framework''s tool call id, echoed byte for byte (at most 128 bytes)')
             [CompletionResult]::new('--run-id', '--run-id', [CompletionResultType]::ParameterName, 'The run the caller believes it is in; must equal the context''s run_id [default: the context''s run_id]')
             [CompletionResult]::new('--topic', '--topic', [CompletionResultType]::ParameterName, 'The logical log topic (e.g. application-logs), at most 128 bytes')
             [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'The agent''s query, passed through unchanged')
             [CompletionResult]::new('--lookback-minutes', '--lookback-minutes', [CompletionResultType]::ParameterName, 'How far back the window reaches from the run''s `now`, 1 to 10080 [default: 60]')
-            [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Which view of the call to print')
+            [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Which view of the call to print; not with `--format mcp`, which carries its own [default: envelope]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How to wrap the view: plain JSON, or an MCP CallToolResult')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]')
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Indent the JSON [default: compact, one line]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -66,14 +66,14 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
         }
         'aciproj;patterns' {
             [CompletionResult]::new('--assign', '--assign', [CompletionResultType]::ParameterName, 'Print one line per input line instead: the pattern that line was folded into (as a JSON string), for scoring grouping quality [default: one JSON object per pattern]')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aciproj;check' {
             [CompletionResult]::new('--update', '--update', [CompletionResultType]::ParameterName, 'Rewrite each case''s expect.output with the actual output, keeping its other fields [default: off, only compare]')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aciproj;replay' {
@@ -88,34 +88,8 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             break
         }
         'aciproj;help' {
-            [CompletionResult]::new('rag', 'rag', [CompletionResultType]::ParameterValue, 'Project a captured RAG knowledge-search response into the RAG contract')
-            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Project a captured Mock log-query response into the logs contract')
-            [CompletionResult]::new('patterns', 'patterns', [CompletionResultType]::ParameterValue, 'Fold raw log lines into redacted patterns (one message per line)')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run fixture cases (*.case.json) in-process and compare each output with its expectation')
-            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Re-run a captured incident''s calls in order through one fresh in-memory ledger')
-            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names')
-            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
-            break
-        }
-        'aciproj;help;rag' {
-            break
-        }
-        'aciproj;help;logs' {
-            break
-        }
-        'aciproj;help;patterns' {
-            break
-        }
-        'aciproj;help;check' {
-            break
-        }
-        'aciproj;help;replay' {
-            break
-        }
-        'aciproj;help;schema' {
-            break
-        }
-        'aciproj;help;help' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
     })

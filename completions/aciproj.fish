@@ -32,46 +32,40 @@ complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "patterns" -d 'Fold 
 complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "check" -d 'Run fixture cases (*.case.json) in-process and compare each output with its expectation'
 complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "replay" -d 'Re-run a captured incident\'s calls in order through one fresh in-memory ledger'
 complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names'
-complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l context -d 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds' -r -F
-complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l call-id -d 'The framework\'s tool call id, echoed byte for byte (at most 128 bytes)' -r
-complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l run-id -d 'The run the caller believes it is in; must equal the context\'s run_id [default: the context\'s run_id]' -r
-complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l query -d 'The agent\'s query, passed through unchanged' -r
-complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l view -d 'Which view of the call to print' -r -f -a "envelope\t'The canonical result or safe error, with tool, run and call ids'
+complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "help" -d 'Print the help of aciproj or of one of its subcommands'
+complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l context -d 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds; `-` reads it from standard input (RESPONSE must then be a file)' -r -F
+complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l call-id -d 'The framework\'s tool call id, echoed byte for byte (at most 128 bytes)' -r -f
+complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l run-id -d 'The run the caller believes it is in; must equal the context\'s run_id [default: the context\'s run_id]' -r -f
+complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l query -d 'The agent\'s query, passed through unchanged' -r -f
+complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l view -d 'Which view of the call to print; not with `--format mcp`, which carries its own [default: envelope]' -r -f -a "envelope\t'The canonical result or safe error, with tool, run and call ids'
 model\t'The Model Observation: only what the model needs to understand and cite'
 harness\t'The Harness Control View: counts, scope fingerprint, truncation, redactions, budget'"
 complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l format -d 'How to wrap the view: plain JSON, or an MCP CallToolResult' -r -f -a "json\t'The view as one JSON document'
-mcp\t'An MCP CallToolResult: the model observation as structuredContent, the control view under _meta["aciproj/control"] (ignores --view)'"
-complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -s o -l output -d 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]' -r -F
+mcp\t'An MCP CallToolResult: the model observation as structuredContent, the control view under _meta["aciproj/control"] (so `--view` is a usage error with it)'"
+complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -s o -l output -d 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask\'s mode, an existing one keeps its own); `-` is standard output [default: standard output]' -r -F
 complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l pretty -d 'Indent the JSON [default: compact, one line]'
 complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l context -d 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds' -r -F
-complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l call-id -d 'The framework\'s tool call id, echoed byte for byte (at most 128 bytes)' -r
-complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l run-id -d 'The run the caller believes it is in; must equal the context\'s run_id [default: the context\'s run_id]' -r
-complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l topic -d 'The logical log topic (e.g. application-logs), at most 128 bytes' -r
-complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l query -d 'The agent\'s query, passed through unchanged' -r
-complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l lookback-minutes -d 'How far back the window reaches from the run\'s `now`, 1 to 10080 [default: 60]' -r
-complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l view -d 'Which view of the call to print' -r -f -a "envelope\t'The canonical result or safe error, with tool, run and call ids'
+complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l context -d 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds; `-` reads it from standard input (RESPONSE must then be a file)' -r -F
+complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l call-id -d 'The framework\'s tool call id, echoed byte for byte (at most 128 bytes)' -r -f
+complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l run-id -d 'The run the caller believes it is in; must equal the context\'s run_id [default: the context\'s run_id]' -r -f
+complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l topic -d 'The logical log topic (e.g. application-logs), at most 128 bytes' -r -f
+complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l query -d 'The agent\'s query, passed through unchanged' -r -f
+complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l lookback-minutes -d 'How far back the window reaches from the run\'s `now`, 1 to 10080 [default: 60]' -r -f
+complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l view -d 'Which view of the call to print; not with `--format mcp`, which carries its own [default: envelope]' -r -f -a "envelope\t'The canonical result or safe error, with tool, run and call ids'
 model\t'The Model Observation: only what the model needs to understand and cite'
 harness\t'The Harness Control View: counts, scope fingerprint, truncation, redactions, budget'"
 complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l format -d 'How to wrap the view: plain JSON, or an MCP CallToolResult' -r -f -a "json\t'The view as one JSON document'
-mcp\t'An MCP CallToolResult: the model observation as structuredContent, the control view under _meta["aciproj/control"] (ignores --view)'"
-complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -s o -l output -d 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]' -r -F
+mcp\t'An MCP CallToolResult: the model observation as structuredContent, the control view under _meta["aciproj/control"] (so `--view` is a usage error with it)'"
+complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -s o -l output -d 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask\'s mode, an existing one keeps its own); `-` is standard output [default: standard output]' -r -F
 complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l pretty -d 'Indent the JSON [default: compact, one line]'
 complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand patterns" -l assign -d 'Print one line per input line instead: the pattern that line was folded into (as a JSON string), for scoring grouping quality [default: one JSON object per pattern]'
-complete -c aciproj -n "__fish_aciproj_using_subcommand patterns" -s h -l help -d 'Print help'
+complete -c aciproj -n "__fish_aciproj_using_subcommand patterns" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand check" -l update -d 'Rewrite each case\'s expect.output with the actual output, keeping its other fields [default: off, only compare]'
-complete -c aciproj -n "__fish_aciproj_using_subcommand check" -s h -l help -d 'Print help'
+complete -c aciproj -n "__fish_aciproj_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand replay" -l view -d 'Which view of each call to print, one compact JSON line per call' -r -f -a "envelope\t'The canonical result or safe error, with tool, run and call ids'
 model\t'The Model Observation: only what the model needs to understand and cite'
 harness\t'The Harness Control View: counts, scope fingerprint, truncation, redactions, budget'"
 complete -c aciproj -n "__fish_aciproj_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c aciproj -n "__fish_aciproj_using_subcommand help; and not __fish_seen_subcommand_from rag logs patterns check replay schema help" -f -a "rag" -d 'Project a captured RAG knowledge-search response into the RAG contract'
-complete -c aciproj -n "__fish_aciproj_using_subcommand help; and not __fish_seen_subcommand_from rag logs patterns check replay schema help" -f -a "logs" -d 'Project a captured Mock log-query response into the logs contract'
-complete -c aciproj -n "__fish_aciproj_using_subcommand help; and not __fish_seen_subcommand_from rag logs patterns check replay schema help" -f -a "patterns" -d 'Fold raw log lines into redacted patterns (one message per line)'
-complete -c aciproj -n "__fish_aciproj_using_subcommand help; and not __fish_seen_subcommand_from rag logs patterns check replay schema help" -f -a "check" -d 'Run fixture cases (*.case.json) in-process and compare each output with its expectation'
-complete -c aciproj -n "__fish_aciproj_using_subcommand help; and not __fish_seen_subcommand_from rag logs patterns check replay schema help" -f -a "replay" -d 'Re-run a captured incident\'s calls in order through one fresh in-memory ledger'
-complete -c aciproj -n "__fish_aciproj_using_subcommand help; and not __fish_seen_subcommand_from rag logs patterns check replay schema help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names'
-complete -c aciproj -n "__fish_aciproj_using_subcommand help; and not __fish_seen_subcommand_from rag logs patterns check replay schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c aciproj -n "__fish_aciproj_using_subcommand help" -s h -l help -d 'Print help (see more with \'--help\')'
