@@ -45,6 +45,7 @@ const MAX_WALK_DEPTH: usize = 64;
 /// One fixture case: a call and what it must give.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = crate::schema::case_transform)]
 pub struct Case {
     /// What the case shows, e.g. "rag: duplicate documents keep the first".
     pub name: String,

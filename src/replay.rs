@@ -36,6 +36,7 @@ const MAX_CALLS_BYTES: u64 = 256 * 1024 * 1024;
 /// One line of an incident's `calls.jsonl`: a call as the framework made it.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = crate::schema::incident_call_transform)]
 pub struct IncidentCall {
     /// The framework's tool call id.
     pub tool_call_id: String,
