@@ -200,3 +200,40 @@ fn help_of_help_works_and_help_names_any_command() {
         unknown.stderr
     );
 }
+
+/// `bench/run.sh` says what to install before it builds or generates anything.
+#[cfg(unix)]
+#[test]
+fn bench_script_checks_its_tools_before_generating_inputs() {
+    let bin = tempfile::tempdir().unwrap();
+    // Only what the script needs to start: no cargo, no hyperfine.
+    for tool in ["dirname"] {
+        let found = ["/usr/bin", "/bin"]
+            .iter()
+            .map(|d| Path::new(d).join(tool))
+            .find(|p| p.exists())
+            .expect("dirname is installed");
+        std::os::unix::fs::symlink(found, bin.path().join(tool)).unwrap();
+    }
+    let bench_dir = tempfile::tempdir().unwrap();
+    let inputs = bench_dir.path().join("inputs");
+    // `bash` by absolute path: the PATH above has none.
+    let out = std::process::Command::new("/bin/bash")
+        .arg("bench/run.sh")
+        .env("PATH", bin.path())
+        .env("BENCH_DIR", &inputs)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("hyperfine: hyperfine (cargo install hyperfine"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("cargo: a Rust toolchain"), "{stderr}");
+    assert!(
+        !inputs.exists(),
+        "nothing generated before the tools were found"
+    );
+}
