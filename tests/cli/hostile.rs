@@ -1,7 +1,7 @@
 //! Hostile inputs (issue "Hardening"), each through the real binary for both `rag` and `logs`.
 //!
 //! Every input must give exactly one JSON document on stdout, its documented exit code (the
-//! README's "Hostile inputs" table), never exit 1 (a panic or another bug), and, when it fails, a
+//! "Hostile inputs" table in docs/decisions.md), never exit 1 (a panic or another bug), and, when it fails, a
 //! safe error: a fixed message of at most 256 bytes that quotes nothing of the input. The small
 //! inputs are committed under `fixtures/hostile/`; the large ones (100,000-deep nesting, 100 MB
 //! strings) are generated here at run time so the repository stays small.
@@ -288,7 +288,7 @@ fn a_100_mb_string_is_cut_never_echoed_whole() {
     assert!(!ran.stdout.contains("xxxx"));
     // A message is redacted whole, then cut to max_message_bytes (320). Redaction and templating
     // take time that grows with the message (57 s for 100 MB in a debug build), so the message
-    // here is 8 MB; the README's table gives the figures.
+    // here is 8 MB; docs/decisions.md gives the figures.
     let logs = format!(
         r#"{{"success":true,"logs":[{{"timestamp":"2026-11-29 09:00:00","level":"ERROR","message":"{}"}}]}}"#,
         "x".repeat(8 * MB)

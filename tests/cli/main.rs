@@ -12,5 +12,6 @@ mod logs;
 mod output;
 mod properties;
 mod rag;
+mod readme;
 mod replay;
 mod schema;

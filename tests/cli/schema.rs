@@ -254,6 +254,7 @@ fn operator_files_validate() {
         "logs-only",
         "prior-calls",
         "tight-bounds",
+        "first-call",
     ] {
         let path = fixture(&format!("contexts/{name}.json"));
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
