@@ -295,7 +295,7 @@ impl ToolBoundary {
         let mut session = match self.ledger.open() {
             Ok(s) => s,
             Err(e) => {
-                outcome.finish(Err(e));
+                outcome.finish(Err(ledger_diagnostic(e, context)));
                 return outcome;
             }
         };
@@ -347,7 +347,7 @@ impl ToolBoundary {
         ));
         if let Err(e) = session.append(&outcome.record()) {
             // Without its record the call did not happen as far as the run knows: never READY.
-            outcome.finish(Err(e));
+            outcome.finish(Err(ledger_diagnostic(e, context)));
             outcome.control.budget = Some(budget(calls_used, bytes_used));
         }
         outcome
@@ -365,7 +365,7 @@ impl ToolBoundary {
         let session = match self.ledger.open() {
             Ok(s) => s,
             Err(e) => {
-                outcome.finish(Err(e));
+                outcome.finish(Err(ledger_diagnostic(e, context)));
                 return outcome;
             }
         };
@@ -380,6 +380,19 @@ impl ToolBoundary {
         outcome.finish(Err(error));
         outcome
     }
+}
+
+/// Names the ledger file in a ledger error's diagnostic (the path is the operator's own).
+fn ledger_diagnostic(e: ToolError, context: &RunContext) -> ToolError {
+    let shown = context
+        .ledger
+        .as_deref()
+        .map_or_else(String::new, |p| p.display().to_string());
+    let diagnostic = match e.diagnostic() {
+        Some(d) => d.replacen("{ledger}", &shown, 1),
+        None => format!("the ledger {shown}: {}", e.message()),
+    };
+    e.with_diagnostic(diagnostic)
 }
 
 fn run_projection(

@@ -187,3 +187,42 @@ fn enum_errors_list_the_allowed_values() {
         "run context: invalid value at `mode`: expected one of READ_ONLY, READ_WRITE"
     );
 }
+
+#[test]
+fn an_unusable_ledger_names_its_path_and_the_reason() {
+    let ctx = context_with(json!({"ledger": "no/such/folder/run.ledger.jsonl"}));
+    let ran = Aci::rag(&ctx.path, "c", "q")
+        .response("rag/first-call.json")
+        .run();
+    assert_eq!(ran.code, 5);
+    assert_eq!(ran.error_code(), "LEDGER_UNAVAILABLE");
+    let ledger = ctx.dir.path().join("no/such/folder/run.ledger.jsonl");
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "aciproj: cannot open the ledger {}: No such file or directory\n",
+            ledger.display()
+        )
+    );
+    json_names_no_path(&ran, "no/such/folder");
+    // A damaged record before the last line: the path and the line.
+    let ctx = context_with(json!({"ledger": "run.ledger.jsonl"}));
+    let ledger = ctx.dir.path().join("run.ledger.jsonl");
+    std::fs::write(
+        &ledger,
+        "{broken\n{\"tool_call_id\":\"a\",\"tool\":\"rag\"}\n",
+    )
+    .unwrap();
+    let ran = Aci::rag(&ctx.path, "c", "q")
+        .response("rag/first-call.json")
+        .run();
+    assert_eq!(ran.error_code(), "LEDGER_CORRUPT");
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "aciproj: the ledger {}: ledger line 1 is not a valid record; repair or move the \
+             ledger\n",
+            ledger.display()
+        )
+    );
+}
