@@ -87,8 +87,11 @@ fn check(args: CheckArgs) -> u8 {
     match crate::check::run(&options, &mut stdout) {
         Ok(summary) if summary.failed == 0 => exit::READY,
         Ok(_) => exit::CASES_FAILED,
-        Err(_) => {
-            eprintln!("aciproj: check: cannot write the report");
+        Err(e) => {
+            eprintln!(
+                "aciproj: check: cannot write the report: {}",
+                crate::error::os_reason(&e)
+            );
             exit::CASES_FAILED
         }
     }

@@ -23,7 +23,8 @@ pub mod exit {
     pub const PREFLIGHT: u8 = 3;
     /// `ERROR` from the legacy response or the projector.
     pub const LEGACY: u8 = 4;
-    /// The tool's own input is unusable: run context, ledger or output.
+    /// The tool's own input is unusable: run context, a response path that cannot be opened,
+    /// ledger or output.
     pub const INPUT: u8 = 5;
 }
 
@@ -37,7 +38,7 @@ pub enum Stage {
     Legacy,
     /// Turning a legacy response into the canonical result (or an internal fault).
     Projection,
-    /// The tool's own inputs: run context, ledger, output file.
+    /// The tool's own inputs: run context, response path, ledger, output file.
     Input,
 }
 
