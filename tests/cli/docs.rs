@@ -206,15 +206,13 @@ fn help_of_help_works_and_help_names_any_command() {
 #[test]
 fn bench_script_checks_its_tools_before_generating_inputs() {
     let bin = tempfile::tempdir().unwrap();
-    // Only what the script needs to start: no cargo, no hyperfine.
-    for tool in ["dirname"] {
-        let found = ["/usr/bin", "/bin"]
-            .iter()
-            .map(|d| Path::new(d).join(tool))
-            .find(|p| p.exists())
-            .expect("dirname is installed");
-        std::os::unix::fs::symlink(found, bin.path().join(tool)).unwrap();
-    }
+    // Only what the script needs to start (`dirname`): no cargo, no hyperfine.
+    let dirname = ["/usr/bin/dirname", "/bin/dirname"]
+        .iter()
+        .map(Path::new)
+        .find(|p| p.exists())
+        .expect("dirname is installed");
+    std::os::unix::fs::symlink(dirname, bin.path().join("dirname")).unwrap();
     let bench_dir = tempfile::tempdir().unwrap();
     let inputs = bench_dir.path().join("inputs");
     // `bash` by absolute path: the PATH above has none.
