@@ -28,6 +28,8 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             [CompletionResult]::new('rag', 'rag', [CompletionResultType]::ParameterValue, 'Project a captured RAG knowledge-search response into the RAG contract')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Project a captured Mock log-query response into the logs contract')
             [CompletionResult]::new('patterns', 'patterns', [CompletionResultType]::ParameterValue, 'Fold raw log lines into redacted patterns (one message per line)')
+            [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Redact any log stream line by line with the same rule catalogue as the logs timeline')
+            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'Print the redaction rule catalogue: each rule''s id, class, placeholder, description, examples and negatives')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run fixture cases (*.case.json) in-process and compare each output with its expectation')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Re-run a captured incident''s calls in order through one fresh in-memory ledger')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names')
@@ -66,6 +68,19 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
         }
         'aciproj;patterns' {
             [CompletionResult]::new('--assign', '--assign', [CompletionResultType]::ParameterName, 'Print one line per input line instead: the pattern that line was folded into (as a JSON string), for scoring grouping quality [default: one JSON object per pattern]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'aciproj;redact' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Treat each line as JSON: redact its string values, keep keys, numbers, booleans and structure byte for byte (a line that is not JSON is redacted as text) [default: text]')
+            [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Print one JSON object of counts per class and per rule id on standard error at the end')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'aciproj;rules' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per rule and line (id, class, placeholder, description, keywords, examples, negatives) [default: a table]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -31,8 +31,14 @@ _aciproj() {
             aciproj,rag)
                 cmd="aciproj__subcmd__rag"
                 ;;
+            aciproj,redact)
+                cmd="aciproj__subcmd__redact"
+                ;;
             aciproj,replay)
                 cmd="aciproj__subcmd__replay"
+                ;;
+            aciproj,rules)
+                cmd="aciproj__subcmd__rules"
                 ;;
             aciproj,schema)
                 cmd="aciproj__subcmd__schema"
@@ -44,7 +50,7 @@ _aciproj() {
 
     case "${cmd}" in
         aciproj)
-            opts="-h -V --help --version rag logs patterns check replay schema help"
+            opts="-h -V --help --version rag logs patterns redact rules check replay schema help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -289,6 +295,20 @@ _aciproj() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        aciproj__subcmd__redact)
+            opts="-h --json --stats --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         aciproj__subcmd__replay)
             opts="-h --view --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -300,6 +320,20 @@ _aciproj() {
                     COMPREPLY=($(compgen -W "envelope model harness" -- "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        aciproj__subcmd__rules)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

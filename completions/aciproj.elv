@@ -25,6 +25,8 @@ set edit:completion:arg-completer[aciproj] = {|@words|
             cand rag 'Project a captured RAG knowledge-search response into the RAG contract'
             cand logs 'Project a captured Mock log-query response into the logs contract'
             cand patterns 'Fold raw log lines into redacted patterns (one message per line)'
+            cand redact 'Redact any log stream line by line with the same rule catalogue as the logs timeline'
+            cand rules 'Print the redaction rule catalogue: each rule''s id, class, placeholder, description, examples and negatives'
             cand check 'Run fixture cases (*.case.json) in-process and compare each output with its expectation'
             cand replay 'Re-run a captured incident''s calls in order through one fresh in-memory ledger'
             cand schema 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names'
@@ -60,6 +62,17 @@ set edit:completion:arg-completer[aciproj] = {|@words|
         }
         &'aciproj;patterns'= {
             cand --assign 'Print one line per input line instead: the pattern that line was folded into (as a JSON string), for scoring grouping quality [default: one JSON object per pattern]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'aciproj;redact'= {
+            cand --json 'Treat each line as JSON: redact its string values, keep keys, numbers, booleans and structure byte for byte (a line that is not JSON is redacted as text) [default: text]'
+            cand --stats 'Print one JSON object of counts per class and per rule id on standard error at the end'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'aciproj;rules'= {
+            cand --json 'One JSON object per rule and line (id, class, placeholder, description, keywords, examples, negatives) [default: a table]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -10,10 +10,11 @@ use std::path::{Path, PathBuf};
 
 use crate::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
 use crate::cli::{
-    CallArgs, CheckArgs, Cli, Command, Format, OutputArgs, PatternsArgs, ReplayArgs, SchemaArgs,
+    CallArgs, CheckArgs, Cli, Command, Format, OutputArgs, PatternsArgs, RedactArgs, ReplayArgs,
+    RulesArgs, SchemaArgs,
 };
 use crate::context::RunContext;
-use crate::error::{ErrorCode, ToolError, exit};
+use crate::error::{ErrorCode, ToolError, exit, os_reason};
 use crate::render;
 
 /// Runs the command, turning a panic into a safe internal error (exit 1).
@@ -52,6 +53,11 @@ pub fn run(cli: Cli) -> u8 {
             crate::redact::warm_up_in_background();
             patterns_command(&args)
         }
+        Command::Redact(args) => {
+            crate::redact::warm_up_in_background();
+            redact_command(&args)
+        }
+        Command::Rules(args) => rules_command(&args),
         Command::Check(args) => check(args),
         Command::Replay(args) => replay(args),
         Command::Schema(args) => schema(args),
@@ -88,10 +94,7 @@ fn check(args: CheckArgs) -> u8 {
         Ok(summary) if summary.failed == 0 => exit::READY,
         Ok(_) => exit::CASES_FAILED,
         Err(e) => {
-            eprintln!(
-                "aciproj: check: cannot write the report: {}",
-                crate::error::os_reason(&e)
-            );
+            eprintln!("aciproj: check: cannot write the report: {}", os_reason(&e));
             exit::CASES_FAILED
         }
     }
@@ -230,10 +233,7 @@ fn deliver(outcome: &CallOutcome, out: &OutputArgs, staged: Option<StagedOutput>
                 .write_all(text.as_bytes())
                 .and_then(|()| stdout.flush())
             {
-                eprintln!(
-                    "aciproj: cannot write standard output: {}",
-                    crate::error::os_reason(&e)
-                );
+                eprintln!("aciproj: cannot write standard output: {}", os_reason(&e));
                 return exit::INPUT;
             }
             outcome.exit_code()
@@ -268,7 +268,7 @@ fn unwritable(target: &Path, reason: &str) -> ToolError {
 
 impl StagedOutput {
     fn create(target: &Path) -> Result<Self, ToolError> {
-        let fail = |e: std::io::Error| unwritable(target, &crate::error::os_reason(&e));
+        let fail = |e: std::io::Error| unwritable(target, &os_reason(&e));
         let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -299,7 +299,7 @@ impl StagedOutput {
 
     fn commit(mut self, bytes: &[u8]) -> Result<(), ToolError> {
         let target = self.target.clone();
-        let fail = |e: std::io::Error| unwritable(&target, &crate::error::os_reason(&e));
+        let fail = |e: std::io::Error| unwritable(&target, &os_reason(&e));
         self.temp.write_all(bytes).map_err(fail)?;
         self.temp.as_file().sync_all().map_err(fail)?;
         self.temp.persist(&self.target).map_err(|e| fail(e.error))?;
@@ -318,7 +318,7 @@ fn patterns_command(args: &PatternsArgs) -> u8 {
                 eprintln!(
                     "aciproj: cannot read the log file {}: {}",
                     p.display(),
-                    crate::error::os_reason(&e)
+                    os_reason(&e)
                 );
                 return exit::INPUT;
             }
@@ -339,9 +339,63 @@ fn patterns_command(args: &PatternsArgs) -> u8 {
             };
             eprintln!(
                 "aciproj: cannot read {what} or write the patterns: {}",
-                crate::error::os_reason(&e)
+                os_reason(&e)
             );
             exit::INPUT
         }
+    }
+}
+
+/// `aciproj redact`: the catalogue as a line filter, stdin or FILE to stdout.
+fn redact_command(args: &RedactArgs) -> u8 {
+    let input: Box<dyn std::io::BufRead> = match args.file.as_deref() {
+        None => Box::new(std::io::stdin().lock()),
+        Some(p) if p == Path::new("-") => Box::new(std::io::stdin().lock()),
+        Some(p) => match std::fs::File::open(p) {
+            Ok(f) => Box::new(std::io::BufReader::with_capacity(256 * 1024, f)),
+            Err(e) => {
+                eprintln!(
+                    "aciproj: cannot read the log file {}: {}",
+                    p.display(),
+                    os_reason(&e)
+                );
+                return exit::INPUT;
+            }
+        },
+    };
+    let stdout = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
+    let options = crate::filter::FilterOptions { json: args.json };
+    match crate::filter::filter_lines(crate::redact::Redactor::shared(), input, stdout, options) {
+        Ok(stats) => {
+            if args.stats {
+                eprintln!("{}", serde_json::to_string(&stats).unwrap_or_default());
+            }
+            exit::READY
+        }
+        Err(crate::filter::FilterError::Read(e)) => {
+            let name = args.file.as_deref().unwrap_or(Path::new("-")).display();
+            eprintln!(
+                "aciproj: cannot read the log file {name}: {}",
+                os_reason(&e)
+            );
+            exit::INPUT
+        }
+        Err(crate::filter::FilterError::Write(e)) => {
+            eprintln!("aciproj: cannot write standard output: {}", os_reason(&e));
+            exit::INPUT
+        }
+    }
+}
+
+/// `aciproj rules`: the catalogue, as a table or as JSON lines.
+fn rules_command(args: &RulesArgs) -> u8 {
+    let text = crate::redact::describe_catalogue(args.json);
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => exit::READY,
+        Err(_) => exit::INPUT,
     }
 }

@@ -75,6 +75,25 @@ pub enum Command {
         after_long_help = with_examples(PATTERNS_EXIT_HELP, PATTERNS_EXAMPLES)
     )]
     Patterns(PatternsArgs),
+    /// Redact any log stream line by line with the same rule catalogue as the logs timeline.
+    ///
+    /// Writes every input line redacted, in order, line for line (empty lines kept, invalid
+    /// UTF-8 replaced); memory stays flat however long the stream.
+    #[command(
+        after_help = REDACT_EXIT_HELP,
+        after_long_help = with_examples(REDACT_EXIT_HELP, REDACT_EXAMPLES)
+    )]
+    Redact(RedactArgs),
+    /// Print the redaction rule catalogue: each rule's id, class, placeholder, description,
+    /// examples and negatives.
+    ///
+    /// The same catalogue `logs`, `patterns` and `redact` apply; every example it prints holds
+    /// through `aciproj redact`.
+    #[command(
+        after_help = RULES_EXIT_HELP,
+        after_long_help = with_examples(RULES_EXIT_HELP, RULES_EXAMPLES)
+    )]
+    Rules(RulesArgs),
     /// Run fixture cases (*.case.json) in-process and compare each output with its expectation.
     ///
     /// Each case is one call (tool, request, context, captured response) and what it must give.
@@ -147,6 +166,18 @@ pub const PATTERNS_EXAMPLES: &str = "\
 Examples:
   printf 'conn from 10.0.0.1 password=a1\\nconn from 10.0.0.2 password=b2\\n' | aciproj patterns
   aciproj patterns --assign app.log > assignments.txt";
+
+/// Examples of `redact`.
+pub const REDACT_EXAMPLES: &str = "\
+Examples:
+  printf 'login ok password=hunter2 from 10.0.0.7\\n' | aciproj redact
+  aciproj redact --json --stats app.jsonl > app.redacted.jsonl";
+
+/// Examples of `rules`.
+pub const RULES_EXAMPLES: &str = "\
+Examples:
+  aciproj rules
+  aciproj rules --json";
 
 /// Examples of `check`.
 pub const CHECK_EXAMPLES: &str = "\
@@ -319,6 +350,45 @@ pub struct PatternsArgs {
     #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub file: Option<PathBuf>,
 }
+
+/// `aciproj redact`.
+#[derive(Debug, Args)]
+pub struct RedactArgs {
+    /// Treat each line as JSON: redact its string values, keep keys, numbers, booleans and
+    /// structure byte for byte (a line that is not JSON is redacted as text) [default: text].
+    #[arg(long)]
+    pub json: bool,
+    /// Print one JSON object of counts per class and per rule id on standard error at the end.
+    #[arg(long)]
+    pub stats: bool,
+    /// The log file; `-` reads standard input [default: standard input].
+    #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub file: Option<PathBuf>,
+}
+
+/// Exit codes of `redact`.
+pub const REDACT_EXIT_HELP: &str = "\
+Exit codes:
+  0  every line was redacted and written
+  1  unexpected internal error (a bug)
+  2  usage error
+  5  the log file cannot be read or the output cannot be written";
+
+/// `aciproj rules`.
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// One JSON object per rule and line (id, class, placeholder, description, keywords,
+    /// examples, negatives) [default: a table].
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Exit codes of `rules`.
+pub const RULES_EXIT_HELP: &str = "\
+Exit codes:
+  0  the catalogue was printed
+  2  usage error
+  5  standard output cannot be written";
 
 /// Exit codes of `patterns`.
 pub const PATTERNS_EXIT_HELP: &str = "\

@@ -497,6 +497,8 @@ pub struct ControlView {
     pub truncation: BTreeMap<String, Dropped>,
     /// Redactions per class (logs).
     pub redactions: BTreeMap<String, u64>,
+    /// Redactions per catalogue rule id (`aciproj rules`), logs.
+    pub redactions_by_rule: BTreeMap<String, u64>,
     /// Log entries without a usable timestamp or message: counted in `match_count`, not shown.
     pub skipped_entries: Option<u64>,
     /// Bytes of the compact canonical result.

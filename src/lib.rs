@@ -38,6 +38,7 @@ pub mod context;
 pub mod contracts;
 mod cores;
 pub mod error;
+pub mod filter;
 pub mod fold;
 pub mod legacy;
 mod matcher;

@@ -79,6 +79,15 @@ impl Matcher {
         self.re.find(input).map(|m| Match::new(hay, m.span()))
     }
 
+    /// The first match starting at or after `start`, with its groups, like
+    /// `regex::Regex::captures_at`.
+    pub(crate) fn captures_at<'h>(&self, hay: &'h str, start: usize) -> Option<Captures<'h>> {
+        let mut caps = self.re.create_captures();
+        self.re
+            .search_captures(&Input::new(hay).range(start..), &mut caps);
+        caps.is_match().then_some(Captures { hay, caps })
+    }
+
     /// Every non-overlapping match with its groups, like `regex::Regex::captures_iter`.
     pub(crate) fn captures_iter<'r, 'h>(
         &'r self,

@@ -105,6 +105,7 @@ impl CallOutcome {
             truncated: None,
             truncation: Default::default(),
             redactions: Default::default(),
+            redactions_by_rule: Default::default(),
             skipped_entries: None,
             result_bytes: None,
             observation_bytes: 0,
@@ -336,6 +337,7 @@ impl ToolBoundary {
         let result = projected.map(|p| {
             outcome.control.truncation = p.truncation;
             outcome.control.redactions = p.redactions;
+            outcome.control.redactions_by_rule = p.redactions_by_rule;
             outcome.control.relevance_level = p.relevance;
             outcome.control.skipped_entries = p.skipped_entries;
             p.result

@@ -21,6 +21,8 @@ pub struct Projection {
     pub truncation: BTreeMap<String, Dropped>,
     /// Redactions per class (logs).
     pub redactions: BTreeMap<String, u64>,
+    /// Redactions per catalogue rule id (logs).
+    pub redactions_by_rule: BTreeMap<String, u64>,
     /// The normalized upstream relevance (RAG).
     pub relevance: Option<RelevanceLevel>,
     /// Log entries without a usable timestamp or message.
@@ -39,6 +41,7 @@ pub(crate) fn rag_projection(
         result: ToolResult::Rag(p.result),
         truncation: p.truncation,
         redactions: BTreeMap::new(),
+        redactions_by_rule: BTreeMap::new(),
         relevance: p.upstream_relevance,
         skipped_entries: None,
     }
@@ -65,10 +68,16 @@ pub(crate) fn logs_projection<R: std::io::Read>(
         .filter(|(_, n)| *n > 0)
         .map(|(class, n)| (class.name().to_owned(), u64::from(n)))
         .collect();
+    let redactions_by_rule = p
+        .redactions
+        .by_rule()
+        .map(|(id, n)| (id.to_owned(), u64::from(n)))
+        .collect();
     Ok(Projection {
         result: ToolResult::Logs(p.result),
         truncation: p.truncation,
         redactions,
+        redactions_by_rule,
         relevance: None,
         skipped_entries: Some(p.skipped_entries),
     })

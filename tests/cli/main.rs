@@ -13,5 +13,6 @@ mod output;
 mod properties;
 mod rag;
 mod readme;
+mod redact;
 mod replay;
 mod schema;

@@ -1,0 +1,275 @@
+//! `aciproj redact`: the redaction catalogue as a filter for any log stream.
+//!
+//! Line for line and in order: every input line gives exactly one output line, redacted by the
+//! same [`Redactor`] as the log projection's timeline, so what an operator pipes through here is
+//! what the agent would see of that message. Empty lines stay; invalid UTF-8 is replaced
+//! (U+FFFD), never a reason to stop; a line's terminator (`\n`, `\r\n`, none at the end) is kept.
+//! One line is in memory at a time, so memory stays flat however long the stream.
+//!
+//! With `json`, a line that is a JSON document has its string *values* redacted in place: keys,
+//! numbers, booleans, nulls, structure and even whitespace stay byte for byte, because only the
+//! string tokens are rewritten. A line that is not JSON is redacted as text.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+
+use serde::Serialize;
+use serde::de::IgnoredAny;
+
+use crate::redact::{RedactionCounts, Redactor};
+
+/// How to filter.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FilterOptions {
+    /// Redact the string values of JSON lines, keeping their structure.
+    pub json: bool,
+}
+
+/// What a filtered stream held, for `--stats` (counts only, never a value).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FilterStats {
+    /// Lines read.
+    pub lines: u64,
+    /// Lines the redactor changed.
+    pub changed: u64,
+    /// Replacements per class.
+    pub by_class: BTreeMap<&'static str, u64>,
+    /// Replacements per rule id.
+    pub by_rule: BTreeMap<&'static str, u64>,
+}
+
+impl FilterStats {
+    fn absorb(&mut self, counts: &RedactionCounts) {
+        for (class, n) in counts.iter().filter(|(_, n)| *n > 0) {
+            *self.by_class.entry(class.name()).or_default() += u64::from(n);
+        }
+        for (id, n) in counts.by_rule() {
+            *self.by_rule.entry(id).or_default() += u64::from(n);
+        }
+    }
+}
+
+/// Why a stream could not be filtered to the end.
+#[derive(Debug, thiserror::Error)]
+pub enum FilterError {
+    /// The input could not be read.
+    #[error("cannot read the input: {0}")]
+    Read(std::io::Error),
+    /// The output could not be written.
+    #[error("cannot write the output: {0}")]
+    Write(std::io::Error),
+}
+
+/// Filters `input` to `output` line by line; the counts of what was redacted.
+pub fn filter_lines(
+    redactor: &Redactor,
+    mut input: impl BufRead,
+    mut output: impl Write,
+    options: FilterOptions,
+) -> Result<FilterStats, FilterError> {
+    let mut stats = FilterStats::default();
+    let mut buf = Vec::new();
+    let mut out = String::new();
+    loop {
+        buf.clear();
+        if input
+            .read_until(b'\n', &mut buf)
+            .map_err(FilterError::Read)?
+            == 0
+        {
+            break;
+        }
+        let (body, end) = split_terminator(&buf);
+        let text = String::from_utf8_lossy(body);
+        let mut counts = RedactionCounts::default();
+        out.clear();
+        let changed = if options.json {
+            redact_json_line(redactor, &text, &mut counts, &mut out)
+        } else {
+            let redacted = redactor.redact(&text, &mut counts);
+            out.push_str(&redacted);
+            matches!(redacted, std::borrow::Cow::Owned(_))
+        };
+        stats.lines += 1;
+        stats.changed += u64::from(changed);
+        stats.absorb(&counts);
+        output
+            .write_all(out.as_bytes())
+            .and_then(|()| output.write_all(end))
+            .map_err(FilterError::Write)?;
+    }
+    output.flush().map_err(FilterError::Write)?;
+    Ok(stats)
+}
+
+/// A line's body and its terminator (`\r\n`, `\n`, or nothing at the end of the input).
+fn split_terminator(line: &[u8]) -> (&[u8], &[u8]) {
+    if let Some(body) = line.strip_suffix(b"\r\n") {
+        (body, b"\r\n")
+    } else if let Some(body) = line.strip_suffix(b"\n") {
+        (body, b"\n")
+    } else {
+        (line, b"")
+    }
+}
+
+/// Writes `line` to `out` with the string values of its JSON redacted, or the whole line
+/// redacted as text when it is not one JSON document; whether anything changed.
+pub fn redact_json_line(
+    redactor: &Redactor,
+    line: &str,
+    counts: &mut RedactionCounts,
+    out: &mut String,
+) -> bool {
+    if serde_json::from_str::<IgnoredAny>(line).is_err() {
+        let redacted = redactor.redact(line, counts);
+        out.push_str(&redacted);
+        return matches!(redacted, std::borrow::Cow::Owned(_));
+    }
+    let bytes = line.as_bytes();
+    let mut changed = false;
+    let mut last = 0;
+    let mut key: Option<&str> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {}
+            // A key belongs to the value right after it, not to later elements.
+            b',' | b'{' | b'[' | b'}' | b']' => {
+                key = None;
+                i += 1;
+                continue;
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        }
+        let end = string_end(bytes, i);
+        let token = &line[i..end];
+        if line[end..].trim_start().starts_with(':') {
+            key = Some(token);
+        } else if let Some(new) = redact_value(redactor, key.take(), token, counts) {
+            out.push_str(&line[last..i]);
+            out.push_str(&new);
+            last = end;
+            changed = true;
+        }
+        i = end;
+    }
+    out.push_str(&line[last..]);
+    changed
+}
+
+/// The JSON string `token` redacted and re-encoded, or `None` when it stays. A value is read
+/// with its key (`"password": "x"`), as the text redactor reads a JSON log line, so a secret key
+/// names its value here too; then the value is redacted on its own, decoded.
+fn redact_value(
+    redactor: &Redactor,
+    key: Option<&str>,
+    token: &str,
+    counts: &mut RedactionCounts,
+) -> Option<String> {
+    let value: String = serde_json::from_str(token).ok()?;
+    let mut keyed = None;
+    if let Some(key) = key {
+        let pair = format!("{key}: {token}");
+        let mut pair_counts = RedactionCounts::default();
+        if let std::borrow::Cow::Owned(redacted) = redactor.redact(&pair, &mut pair_counts)
+            && let Some(rest) = redacted.strip_prefix(&format!("{key}: "))
+            && let Ok(v) = serde_json::from_str::<String>(rest)
+        {
+            counts.merge(&pair_counts);
+            keyed = Some(v);
+        }
+    }
+    let base = keyed.as_deref().unwrap_or(&value);
+    let own = redactor.redact(base, counts);
+    if keyed.is_none() && matches!(own, std::borrow::Cow::Borrowed(_)) {
+        return None;
+    }
+    serde_json::to_string(own.as_ref()).ok()
+}
+
+/// Index just past the closing quote of the JSON string starting at `open` (valid JSON: the
+/// line was parsed before).
+fn string_end(b: &[u8], open: usize) -> usize {
+    let mut i = open + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(input: &[u8], json: bool) -> (String, FilterStats) {
+        let mut out = Vec::new();
+        let stats = filter_lines(Redactor::shared(), input, &mut out, FilterOptions { json })
+            .expect("in-memory streams do not fail");
+        (String::from_utf8(out).expect("output is UTF-8"), stats)
+    }
+
+    #[test]
+    fn lines_are_kept_one_for_one_with_their_terminators() {
+        let (out, stats) = run(b"a 10.0.0.1\n\nb\r\npassword=x", false);
+        assert_eq!(out, "a <IP>\n\nb\r\npassword=<SECRET>");
+        assert_eq!(stats.lines, 4);
+        assert_eq!(stats.changed, 2);
+        assert_eq!(stats.by_class.get("ip"), Some(&1));
+        assert_eq!(stats.by_rule.get("credential.assignment"), Some(&1));
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_and_the_stream_goes_on() {
+        let (out, stats) = run(b"bad \xff byte 10.0.0.1\nnext\n", false);
+        assert_eq!(out, "bad \u{fffd} byte <IP>\nnext\n");
+        assert_eq!(stats.lines, 2);
+    }
+
+    #[test]
+    fn json_lines_keep_keys_numbers_and_spacing() {
+        let line = br#"{"password": "x", "ip":"10.0.0.1", "n": 1.50, "ok": true, "nested": {"a": ["pod web-7d9f8c6b5-x2k4m"]}}"#;
+        let (out, stats) = run(line, true);
+        assert_eq!(
+            out,
+            r#"{"password": "<SECRET>", "ip":"<IP>", "n": 1.50, "ok": true, "nested": {"a": ["pod <POD>"]}}"#
+        );
+        assert_eq!(stats.changed, 1);
+    }
+
+    #[test]
+    fn a_json_string_holding_a_secret_assignment_is_redacted_inside() {
+        let (out, _) = run(br#"{"msg":"login password=hunter2 ok \"q\""}"#, true);
+        assert_eq!(out, r#"{"msg":"login password=<SECRET> ok \"q\""}"#);
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_is_redacted_as_text() {
+        let (out, _) = run(b"{not json password=x\n", true);
+        assert_eq!(out, "{not json password=<SECRET>\n");
+    }
+
+    #[test]
+    fn every_line_is_what_redact_gives_for_it() {
+        let text = include_str!("../fixtures/redaction/corpus.jsonl");
+        let lines: Vec<String> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|v| v["line"].as_str().map(|s| s.replace('\n', " ")))
+            .collect();
+        let input = lines.join("\n");
+        let (out, _) = run(input.as_bytes(), false);
+        let want: Vec<String> = lines
+            .iter()
+            .map(|l| crate::redact::redact(l, &mut RedactionCounts::default()).into_owned())
+            .collect();
+        assert_eq!(out, want.join("\n"));
+    }
+}

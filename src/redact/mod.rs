@@ -1,0 +1,435 @@
+//! Redaction of Agent-facing log text: the last line of defence between legacy ops tools and
+//! the LLM agent.
+//!
+//! Every log message the log projection shows to the agent passes through [`redact`] first, so a
+//! credential, a token, an internal host or pod name, a PID, an IP address, an e-mail address, a
+//! SQL literal or a stack trace never reaches the model. Each hit is replaced by a typed
+//! placeholder (`<SECRET>`, `<TOKEN>`, `<HOST>`, `<POD>`, `<PID>`, `<IP>`, `<EMAIL>`, `<STR>` /
+//! `<NUM>`, `<STACK>`) and counted per [`RedactionClass`] for the harness control view.
+//!
+//! Trade-offs, in the order they bite:
+//!
+//! * **Leaks are worse than over-redaction, but over-redaction is a defect too.** Error codes,
+//!   HTTP statuses, durations, versions, service names, topics and ordinary words stay, so the
+//!   agent can still reason. Where a form is ambiguous the rules lean on context (a key, a SQL
+//!   statement, a TLD, the Kubernetes name alphabet) rather than on shape alone.
+//! * **A catalogue of rules** ([`catalogue`]), one per format family, each declaring in one place
+//!   its id, class, placeholder, description, prefilter keywords, pass, examples and negatives
+//!   ([`Rule`]); `aciproj rules` prints it. One generic test runs every rule's examples and
+//!   negatives through the whole redactor, checks idempotence, gated against ungated, and that
+//!   every rule's output reaches a fixed point within the round limit.
+//! * **Speed.** A million log lines must cost within a small factor of parsing their JSON, so
+//!   every regex is compiled once, and one byte scan plus one Aho-Corasick pass over the
+//!   catalogue's keywords decide which rules can possibly apply; a typical line runs two or three
+//!   cheap regexes or none, and a line without a hit is returned borrowed, without allocation.
+//! * **Rules run in a fixed order** (PEM, stack, key/value secrets, SQL, tokens, URL credentials,
+//!   e-mail, hosts, IPs, pods, PIDs); each rule treats the placeholders of earlier ones as inert,
+//!   and a rule goes after the rules whose replacements could change what it matches (a secret
+//!   value can hold the quote SQL pairs; a token can end in the `/` that ends URL userinfo), which
+//!   keeps most lines to one pass. Where a later rule's placeholder still changes what an earlier
+//!   one sees (a pod cut out of a run leaves a shorter run; a URL password held the backtick SQL
+//!   paired), the rules run again, in bounded rounds, until a round changes nothing: that, not
+//!   the order, is what makes `redact(redact(x)) == redact(x)`.
+//!
+//! Decisions a reader might not guess:
+//!
+//! * UUIDs (`8-4-4-4-12`) stay: they are order, request and trace ids the agent correlates on,
+//!   not credentials; a UUID used as a credential sits behind a secret key (`token=…`) and goes.
+//!   A bare 32+ hex run is redacted as `<TOKEN>` unless a trace/span/request-id key labels it.
+//! * Git short SHAs (7–12 hex) stay; a full 40-hex SHA cannot be told from a hex API key, so it
+//!   goes as `<TOKEN>`.
+//! * A bare StatefulSet name (`kafka-0`) stays: it is a stable, low-cardinality identity the agent
+//!   needs ("kafka-0 is the leader") and cannot be told from `retry-1`. After a pod keyword
+//!   (`pod/kafka-0`, `pod=kafka-0`, `pod kafka-0`) it becomes `<POD>`. Deployment and DaemonSet
+//!   pod names are recognised by Kubernetes' generated suffixes.
+//! * IP ports stay (`<IP>:6379`): a port says which service failed and reveals nothing.
+//! * Inside a detected SQL statement every literal goes, `LIMIT 10` included (`LIMIT <NUM>`), as
+//!   database statement normalisers do; numbers outside SQL stay.
+//! * A Python traceback keeps its final exception line (`<STACK> ValueError: …`), which is the
+//!   headline a Java trace carries before its frames; `Caused by:` starts a stack even without
+//!   frames, as the spec lists it.
+
+mod prefilter;
+mod rule;
+mod rules;
+#[cfg(test)]
+mod tests;
+mod text;
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+pub use prefilter::Features;
+pub use rule::{Example, Rule};
+
+use prefilter::Prefilter;
+use rules::{credentials, kubernetes, network, process, sql, stack, tokens};
+
+/// The kind of sensitive value a placeholder replaced; one counter each in the control view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RedactionClass {
+    /// A credential value after a secret key (`password=…`, `Authorization: Bearer …`).
+    Secret,
+    /// A token-like value recognised by its shape (cloud keys, JWTs, PEM blocks, long hex).
+    Token,
+    /// A host name (FQDN or a host key's value).
+    Host,
+    /// A Kubernetes pod identifier.
+    Pod,
+    /// A process id.
+    Pid,
+    /// An IPv4 or IPv6 address.
+    Ip,
+    /// An e-mail address.
+    Email,
+    /// A SQL string or numeric literal (`<STR>` / `<NUM>`).
+    SqlLiteral,
+    /// A stack trace suffix.
+    Stack,
+}
+
+impl RedactionClass {
+    /// Every class, in the fixed order used by [`RedactionCounts::iter`].
+    pub const ALL: [RedactionClass; 9] = [
+        RedactionClass::Secret,
+        RedactionClass::Token,
+        RedactionClass::Host,
+        RedactionClass::Pod,
+        RedactionClass::Pid,
+        RedactionClass::Ip,
+        RedactionClass::Email,
+        RedactionClass::SqlLiteral,
+        RedactionClass::Stack,
+    ];
+
+    /// The stable snake_case name used in the control view.
+    pub fn name(self) -> &'static str {
+        match self {
+            RedactionClass::Secret => "secret",
+            RedactionClass::Token => "token",
+            RedactionClass::Host => "host",
+            RedactionClass::Pod => "pod",
+            RedactionClass::Pid => "pid",
+            RedactionClass::Ip => "ip",
+            RedactionClass::Email => "email",
+            RedactionClass::SqlLiteral => "sql_literal",
+            RedactionClass::Stack => "stack",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Rules the catalogue may hold: one counter slot each in [`RedactionCounts`].
+const RULE_SLOTS: usize = 64;
+
+/// Replacement counts per [`RedactionClass`] and per catalogue rule; fixed arrays, so iteration
+/// order is stable and a merge allocates nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RedactionCounts {
+    by_class: [u32; 9],
+    by_rule: [u32; RULE_SLOTS],
+}
+
+impl Default for RedactionCounts {
+    fn default() -> Self {
+        RedactionCounts {
+            by_class: [0; 9],
+            by_rule: [0; RULE_SLOTS],
+        }
+    }
+}
+
+impl RedactionCounts {
+    /// Adds `n` replacements of `class`, saturating at `u32::MAX`.
+    pub fn add(&mut self, class: RedactionClass, n: u32) {
+        let slot = &mut self.by_class[class.index()];
+        *slot = slot.saturating_add(n);
+    }
+
+    /// The number of replacements of `class`.
+    pub fn get(&self, class: RedactionClass) -> u32 {
+        self.by_class[class.index()]
+    }
+
+    /// Adds `n` replacements made by the catalogue rule at `index` (and so of its class).
+    fn add_rule(&mut self, index: usize, class: RedactionClass, n: u32) {
+        self.add(class, n);
+        if let Some(slot) = self.by_rule.get_mut(index) {
+            *slot = slot.saturating_add(n);
+        }
+    }
+
+    /// Adds every counter of `other` to this one (saturating).
+    pub fn merge(&mut self, other: &RedactionCounts) {
+        for class in RedactionClass::ALL {
+            self.add(class, other.get(class));
+        }
+        for (slot, n) in self.by_rule.iter_mut().zip(other.by_rule) {
+            *slot = slot.saturating_add(n);
+        }
+    }
+
+    /// Every catalogue rule that replaced something, with its count, in catalogue order.
+    pub fn by_rule(&self) -> impl Iterator<Item = (&'static str, u32)> + '_ {
+        catalogue()
+            .iter()
+            .zip(self.by_rule)
+            .filter(|(_, n)| *n > 0)
+            .map(|(rule, n)| (rule.id, n))
+    }
+
+    /// The sum over all classes.
+    pub fn total(&self) -> u64 {
+        self.by_class.iter().map(|&n| u64::from(n)).sum()
+    }
+
+    /// Every class with its count, in [`RedactionClass::ALL`] order, zeros included.
+    pub fn iter(&self) -> impl Iterator<Item = (RedactionClass, u32)> + '_ {
+        RedactionClass::ALL.iter().map(move |&c| (c, self.get(c)))
+    }
+}
+
+/// Every rule, in the order a round runs them. The order is part of each rule's contract: a
+/// rule goes after the rules whose replacements could change what it matches.
+static CATALOGUE: [&Rule; 49] = [
+    // Multi-line blocks first, before any line-oriented rule sees their body.
+    &tokens::PEM_BLOCK,
+    &stack::NODE,
+    &stack::RUST,
+    &stack::DOTNET,
+    &stack::JVM,
+    &stack::CAUSED_BY,
+    &stack::PYTHON,
+    &stack::GO,
+    &stack::PHP,
+    &stack::RUBY,
+    // Secret values go before SQL: a value may hold a quote, a backtick, a backslash or a SQL
+    // verb that the SQL scanner pairs or starts a statement at.
+    &credentials::XML,
+    &credentials::ASSIGNMENT,
+    &credentials::CLI_FLAG,
+    &credentials::CLI_PASSWORD,
+    &credentials::ORACLE_CONNECT,
+    &credentials::AUTH_HEADER,
+    &sql::USER_DDL,
+    // Driver and server messages before statements: a bound value can hold the backtick or
+    // quote a statement's scanner would pair.
+    &sql::DRIVER_MESSAGE,
+    &sql::STATEMENT,
+    &tokens::AWS_ACCESS_KEY,
+    &tokens::ALIBABA_ACCESS_KEY,
+    &tokens::GITHUB_TOKEN,
+    &tokens::GITLAB_TOKEN,
+    &tokens::SLACK_TOKEN,
+    &tokens::STRIPE_KEY,
+    &tokens::GOOGLE_API_KEY,
+    &tokens::ANTHROPIC_KEY,
+    &tokens::OPENAI_KEY,
+    &tokens::HUGGINGFACE_TOKEN,
+    &tokens::PACKAGE_REGISTRY_TOKEN,
+    &tokens::SAAS_TOKEN,
+    &tokens::JWT,
+    &tokens::LONG_RUN,
+    // URL userinfo is anything up to `@` without a `/`, quote or space: it goes after every rule
+    // that can remove one of those (a secret value, a SQL string, a token ending in `/`), and
+    // before the e-mail rule, which would take `pw@host`.
+    &credentials::URL_USERINFO,
+    &credentials::DSN_CUT,
+    &network::EMAIL_ADDRESS,
+    &network::SYSLOG_HOST,
+    &network::FQDN,
+    &network::COUNTRY,
+    &network::HOST_KEY,
+    &network::CLOUD_NODE,
+    &network::IPV6,
+    &network::IPV4,
+    &kubernetes::POD_AFTER_KEYWORD,
+    &kubernetes::POD_NAME,
+    &process::PID_FORMS,
+    &process::PID_BRACKET,
+    &process::PID_NGINX,
+    &process::PID_LOGCAT,
+];
+
+/// The redaction catalogue, in the order the rules run.
+pub fn catalogue() -> &'static [&'static Rule] {
+    &CATALOGUE
+}
+
+/// The catalogue as `aciproj rules` prints it: one JSON object per rule and line (`id`, `class`,
+/// `placeholder`, `description`, `keywords`, `examples` [{`input`, `output`}], `negatives`), or a
+/// table of id, class, placeholder and description with each rule's first example under it.
+pub fn describe_catalogue(json: bool) -> String {
+    let mut out = String::new();
+    for rule in catalogue() {
+        if json {
+            let examples: Vec<_> = rule
+                .examples
+                .iter()
+                .map(|e| serde_json::json!({"input": e.input, "output": e.output}))
+                .collect();
+            let doc = serde_json::json!({
+                "id": rule.id,
+                "class": rule.class.name(),
+                "placeholder": rule.placeholder,
+                "description": rule.description,
+                "keywords": rule.keywords,
+                "examples": examples,
+                "negatives": rule.negatives,
+            });
+            out.push_str(&doc.to_string());
+        } else {
+            out.push_str(&format!(
+                "{:<28} {:<12} {:<12} {}\n",
+                rule.id,
+                rule.class.name(),
+                rule.placeholder,
+                rule.description
+            ));
+            if let Some(e) = rule.examples.first() {
+                out.push_str(&format!("{:<28} e.g. {:?} -> {:?}", "", e.input, e.output));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The compiled redactor: the prefilter over the catalogue's keywords and the rules' patterns.
+///
+/// The rules' patterns are compiled once per process, on first use (they are immutable and the
+/// same for every redactor); the keyword automaton is the redactor's own. A redactor is `Sync`:
+/// one can serve every thread of a call.
+pub struct Redactor {
+    prefilter: Prefilter,
+}
+
+impl Default for Redactor {
+    fn default() -> Self {
+        Redactor::new()
+    }
+}
+
+static SHARED: LazyLock<Redactor> = LazyLock::new(Redactor::new);
+
+impl Redactor {
+    /// A redactor over the whole catalogue.
+    pub fn new() -> Redactor {
+        Redactor {
+            prefilter: Prefilter::new(catalogue()),
+        }
+    }
+
+    /// The process's redactor, built on first use; what [`redact`] uses.
+    pub fn shared() -> &'static Redactor {
+        &SHARED
+    }
+
+    /// Redacts one message; counts each replacement by class and rule. Returns Borrowed when
+    /// nothing matched.
+    ///
+    /// Never panics, whatever the input; the output contains no raw value any rule recognised,
+    /// and `redact(redact(x)) == redact(x)`.
+    ///
+    /// The rules run in rounds until a round changes nothing. One rule's placeholder can change
+    /// what an earlier rule sees (a pod name cut out of a value leaves a shorter value a secret
+    /// key now owns; a SQL literal replaced hides the verb that started a statement), so a round
+    /// that changed something is followed by one that runs the rules up to its last change
+    /// again: the rules after it already saw the final text. If that round changes something
+    /// too, the next one runs every rule. A line without a hit costs one round, a redacted line
+    /// usually two, the second shorter. One scan of the message gates every round.
+    pub fn redact<'a>(&self, message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
+        if message.is_empty() {
+            return Cow::Borrowed(message);
+        }
+        redact_with(message, &self.prefilter.scan(message), counts)
+    }
+}
+
+/// Redacts one message with the [shared](Redactor::shared) redactor.
+pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
+    Redactor::shared().redact(message, counts)
+}
+
+/// [`redact`] with every rule run on every message, whatever its features: the gates exist only
+/// to skip work, so this must give the same text and counts. The oracle the tests and the
+/// `redact` fuzz target hold the gates to.
+#[doc(hidden)]
+pub fn redact_ungated<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
+    redact_with(message, &Features::OPEN, counts)
+}
+
+/// Rounds a redaction runs at most. Every change puts a placeholder where raw text was, and no
+/// rule takes a placeholder, so the rounds end on their own; the catalogue test proves every
+/// rule's examples reach a fixed point well within this bound.
+const MAX_ROUNDS: usize = 8;
+
+fn redact_with<'a>(message: &'a str, f: &Features, counts: &mut RedactionCounts) -> Cow<'a, str> {
+    let mut cur = Cow::Borrowed(message);
+    let mut limit = CATALOGUE.len();
+    for _ in 0..MAX_ROUNDS {
+        let Some(last) = round(&mut cur, f, limit, counts) else {
+            break;
+        };
+        // After a full round, the rules up to its last change; after a shorter one, all.
+        limit = if limit == CATALOGUE.len() {
+            last + 1
+        } else {
+            CATALOGUE.len()
+        };
+    }
+    cur
+}
+
+/// Runs every rule before `limit` whose gate the features open; the index of the last rule that
+/// changed the text, or `None` when none did.
+fn round(
+    cur: &mut Cow<'_, str>,
+    f: &Features,
+    limit: usize,
+    counts: &mut RedactionCounts,
+) -> Option<usize> {
+    let mut last = None;
+    for (i, rule) in CATALOGUE.iter().enumerate().take(limit) {
+        let keyword = rule.keywords.is_empty() || f.has_rule(i);
+        if !keyword || !(rule.gate)(f) {
+            continue;
+        }
+        let mut hits = 0;
+        if let Some(next) = (rule.pass)(cur, &mut hits) {
+            *cur = Cow::Owned(next);
+            counts.add_rule(i, rule.class, hits);
+            last = Some(i);
+        }
+    }
+    last
+}
+
+/// Compiles every rule now, in the reverse of the order [`redact`] first needs them.
+///
+/// Building the rules costs more than redacting a hundred lines. A caller that is about to
+/// redact on one thread can run this on another (`std::thread::spawn(warm_up)`): both compile
+/// different rules at once, and a rule being built by one is waited for, not built twice.
+pub fn warm_up() {
+    for rule in CATALOGUE.iter().rev() {
+        for m in rule.matchers {
+            LazyLock::force(m);
+        }
+    }
+    LazyLock::force(&SHARED);
+}
+
+/// Starts [`warm_up`] on a thread of its own, once per process; later calls do nothing.
+///
+/// A command that will redact calls this as early as it knows so (the CLI does, right after
+/// parsing its arguments), so the rules compile on the second core while this one reads the
+/// run context and the response.
+pub fn warm_up_in_background() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        crate::cores::spawn_beside(warm_up);
+    });
+}

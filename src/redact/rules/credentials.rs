@@ -1,0 +1,983 @@
+//! Credentials: a secret value after a key that names it, in every syntax real systems write it
+//! (assignments of every language, JSON/YAML, headers, query strings, XML attributes and
+//! elements, keys in several languages), after a command-line flag, after an auth scheme, and in
+//! connection strings and URLs. The key stays, the value becomes `<SECRET>`.
+//!
+//! The candidate-key regex is cheap and loose; [`is_secret_key`] decides by the key's words
+//! (`db_password`, `x-auth-token`, `accessKey`, `session_id`), so `bypass`, `keyboard` and
+//! `monkey` stay. A value that reads as prose (`invalid token: signature mismatch`) stays too.
+
+use std::sync::LazyLock;
+
+use super::super::RedactionClass;
+use super::super::rule::{Rule, always, ex};
+use super::super::text::{
+    Edit, SECRET, byte_at, ends_with_ci, is_placeholder, is_word_byte, next_char,
+    placeholder_after, placeholders_at, quoted_end,
+};
+use crate::matcher::Matcher;
+
+static KV_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r#"(?:\\?["'])?"#,
+        r"(?:[A-Za-z0-9_.\-]*(?i-u:pass|pwd|secret|token|key|credential|auth|cookie|sig|session|sk",
+        r"|kennwort|senha|wachtwoord|haslo|contrase|mdp|clave)",
+        r"[A-Za-z0-9_.\-]*|密码|口令|令牌|密钥|秘钥|密碼|金鑰|パスワード|비밀번호|пароль|Пароль|ПАРОЛЬ",
+        r"|contraseña|Contraseña|hasło|Hasło|mot de passe|Mot de passe|トークン|토큰|токен|Токен)",
+        // Every assignment operator of the common languages and config formats; the longer
+        // ones first, so `:=` is not read as `:` and a value starting with `=`. A `,` only
+        // between two quoted strings (`setProperty("password", "x")`, checked by the pass).
+        r#"(?:\\?["'])?\]?[ \t]*(?::=|=>|\.=|\?=|\+=|\|\|=|==|%3[Dd]|[:=]|：|,)[ \t]*"#,
+    ))
+    .expect("constant regex")
+});
+
+/// Words that make a key secret when the key ends with them (`db_password`, `x-auth-token`).
+/// Secret words outside ASCII, matched at the end of a key (`db密码`, `Benutzer-Passwort` is
+/// ASCII and goes by the suffix list).
+const NON_ASCII_SECRET_WORDS: [&str; 16] = [
+    "密码",
+    "口令",
+    "令牌",
+    "密钥",
+    "秘钥",
+    "密碼",
+    "金鑰",
+    "パスワード",
+    "비밀번호",
+    "пароль",
+    "contraseña",
+    "hasło",
+    "mot de passe",
+    "トークン",
+    "토큰",
+    "токен",
+];
+
+const SECRET_WORD_SUFFIXES: [&str; 24] = [
+    "passwort",
+    "kennwort",
+    "senha",
+    "wachtwoord",
+    "haslo",
+    "contrasena",
+    "mdp",
+    "passcode",
+    "password",
+    "passwd",
+    "passphrase",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "accesskey",
+    "secretkey",
+    "privatekey",
+    "credential",
+    "credentials",
+    "cookie",
+    "signature",
+    "sessionid",
+    "authorization",
+];
+/// Words that are secret only as a whole word (`pass` but not `bypass`).
+const SECRET_WORDS_EXACT: [&str; 7] = ["pass", "auth", "sk", "secrets", "sig", "clave", "otp"];
+/// Two-word keys (`api_key`, `accessKey`, `session_id`).
+const SECRET_PAIRS: [(&str, &str); 16] = [
+    ("tls", "key"),
+    ("ssh", "key"),
+    ("license", "key"),
+    ("deploy", "key"),
+    ("consumer", "key"),
+    ("api", "key"),
+    ("access", "key"),
+    ("secret", "key"),
+    ("private", "key"),
+    ("encryption", "key"),
+    ("signing", "key"),
+    ("master", "key"),
+    ("app", "key"),
+    ("auth", "key"),
+    ("client", "key"),
+    ("session", "id"),
+];
+/// Words after a secret word that keep the key secret (`password_hash`, `secret_id`).
+const SECRET_CONTINUATIONS: [&str; 18] = [
+    "id",
+    "value",
+    "hash",
+    "str",
+    "string",
+    "b64",
+    "base64",
+    "encrypted",
+    "enc",
+    "plain",
+    "plaintext",
+    "raw",
+    "text",
+    "data",
+    "md5",
+    "digest",
+    "hex",
+    "header",
+];
+/// Values that are prose, not secrets, after `token: ` or `secret: ` in a sentence.
+const PROSE_VALUES: [&str; 34] = [
+    "not",
+    "is",
+    "was",
+    "are",
+    "has",
+    "invalid",
+    "expired",
+    "missing",
+    "empty",
+    "required",
+    "null",
+    "none",
+    "nil",
+    "unknown",
+    "malformed",
+    "failed",
+    "failure",
+    "denied",
+    "mismatch",
+    "revoked",
+    "incorrect",
+    "wrong",
+    "rejected",
+    "error",
+    "timeout",
+    "ok",
+    "blank",
+    "absent",
+    "unset",
+    "undefined",
+    "changed",
+    "updated",
+    "reset",
+    "no",
+];
+const AUTH_SCHEMES: [&str; 7] = [
+    "bearer",
+    "basic",
+    "digest",
+    "token",
+    "negotiate",
+    "ntlm",
+    "aws4-hmac-sha256",
+];
+
+fn key_words(key: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let b = key.as_bytes();
+    let mut start = None;
+    for i in 0..b.len() {
+        let ch = b[i];
+        if !ch.is_ascii_alphanumeric() {
+            if let Some(st) = start.take() {
+                words.push(&key[st..i]);
+            }
+            continue;
+        }
+        if let Some(st) = start {
+            let prev = b[i - 1];
+            let camel = prev.is_ascii_lowercase() && ch.is_ascii_uppercase();
+            let acronym_end = prev.is_ascii_uppercase()
+                && ch.is_ascii_uppercase()
+                && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if camel || (acronym_end && i > st) {
+                words.push(&key[st..i]);
+                start = Some(i);
+            }
+        } else {
+            start = Some(i);
+        }
+    }
+    if let Some(st) = start {
+        words.push(&key[st..]);
+    }
+    words
+}
+
+fn is_secret_word(w: &str) -> bool {
+    SECRET_WORDS_EXACT.iter().any(|x| w.eq_ignore_ascii_case(x))
+        || SECRET_WORD_SUFFIXES.iter().any(|x| ends_with_ci(w, x))
+}
+
+fn is_secret_pair(a: &str, b: &str) -> bool {
+    SECRET_PAIRS
+        .iter()
+        .any(|(x, y)| a.eq_ignore_ascii_case(x) && b.eq_ignore_ascii_case(y))
+        || (ends_with_ci(a, "api") && b.eq_ignore_ascii_case("key"))
+}
+
+fn is_secret_key(key: &str) -> bool {
+    if NON_ASCII_SECRET_WORDS
+        .iter()
+        .any(|k| key.ends_with(k) || key.to_lowercase().ends_with(k))
+    {
+        return true;
+    }
+    let w = key_words(key);
+    let n = w.len();
+    if n == 0 {
+        return false;
+    }
+    if is_secret_word(w[n - 1]) || (n >= 2 && is_secret_pair(w[n - 2], w[n - 1])) {
+        return true;
+    }
+    n >= 2
+        && SECRET_CONTINUATIONS
+            .iter()
+            .any(|x| w[n - 1].eq_ignore_ascii_case(x))
+        && (is_secret_word(w[n - 2]) || (n >= 3 && is_secret_pair(w[n - 3], w[n - 2])))
+}
+
+fn is_cookie_key(key: &str) -> bool {
+    ends_with_ci(key, "cookie")
+}
+
+/// Characters that end an unquoted value.
+fn ends_value(ch: char) -> bool {
+    ch.is_whitespace()
+        || matches!(
+            ch,
+            '&' | ';'
+                | ','
+                | '"'
+                | '\''
+                | '}'
+                | ')'
+                | ']'
+                | '|'
+                | '，'
+                | '；'
+                | '。'
+                | '）'
+                | '】'
+                | '、'
+        )
+}
+
+/// Span of an unquoted value starting at `start` (cookies continue across `; name=value`).
+///
+/// A value never runs into a placeholder: `password=x'y'` in a SQL statement ends at the quote
+/// and becomes `<SECRET><STR>` once the SQL rule has run; a second run must end the value where
+/// the first did, not take the placeholders and the text after them for a longer value.
+fn unquoted_end(s: &str, start: usize, cookie: bool) -> usize {
+    let lead = placeholders_at(s, start);
+    if lead > start {
+        return lead;
+    }
+    let mut end = start;
+    let mut i = start;
+    while let Some(ch) = s[i..].chars().next() {
+        if ch == '<' && placeholder_after(s, i) {
+            break;
+        }
+        if cookie && ch == ';' {
+            // `a=1; b=2`: keep going while another `name=` pair follows.
+            let rest = &s[i + 1..];
+            let trimmed = rest.trim_start_matches([' ', '\t']);
+            let name_len = trimmed
+                .bytes()
+                .take_while(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+                .count();
+            if name_len > 0 && trimmed.as_bytes().get(name_len) == Some(&b'=') {
+                i = s.len() - trimmed.len();
+                end = i;
+                continue;
+            }
+            break;
+        }
+        if ends_value(ch)
+            || (ch == '%' && ["%26", "%20", "%22"].iter().any(|p| s[i..].starts_with(p)))
+        {
+            break;
+        }
+        i += ch.len_utf8();
+        end = i;
+    }
+    end
+}
+
+/// How a value after a separator is delimited: (content start, content end, resume at).
+fn value_span(s: &str, at: usize, cookie: bool) -> Option<(usize, usize, usize, bool)> {
+    let b = s.as_bytes();
+    match b.get(at) {
+        None => None,
+        Some(b'\\') if b.get(at + 1) == Some(&b'"') => {
+            let open = at + 2;
+            let close = s[open..].find("\\\"").map_or(s.len(), |k| open + k);
+            Some((open, close, (close + 2).min(s.len()), true))
+        }
+        Some(&q @ (b'"' | b'\'')) => {
+            let end = quoted_end(b, at, q);
+            let close = if end > at + 1 && b.get(end - 1) == Some(&q) {
+                end - 1
+            } else {
+                end
+            };
+            Some((at + 1, close.max(at + 1), end, true))
+        }
+        Some(_) => {
+            let end = unquoted_end(s, at, cookie);
+            Some((at, end, end, false))
+        }
+    }
+}
+
+/// If `value` starts with an auth scheme (`Bearer xyz`), the offset of the credential after it.
+fn after_auth_scheme(value: &str) -> Option<usize> {
+    let (scheme, rest) = value.split_once([' ', '\t'])?;
+    if !AUTH_SCHEMES.iter().any(|x| scheme.eq_ignore_ascii_case(x)) {
+        return None;
+    }
+    let skipped = rest.len() - rest.trim_start().len();
+    Some(scheme.len() + 1 + skipped)
+}
+
+/// `invalid token: signature mismatch` is a sentence, not a credential: after `key: ` a lowercase
+/// word from a short list, or (for keys weaker than a password) one followed by more words.
+fn is_prose_value(s: &str, key: &str, value: &str, value_end: usize) -> bool {
+    // MySQL's own `(using password: YES)`.
+    if value == "YES" || value == "NO" {
+        return true;
+    }
+    if !value.bytes().all(|b| b.is_ascii_lowercase()) {
+        return false;
+    }
+    if PROSE_VALUES.contains(&value) {
+        return true;
+    }
+    let strong = ["password", "passwd", "pwd", "pass", "passphrase"]
+        .iter()
+        .any(|k| ends_with_ci(key, k))
+        || !key.is_ascii();
+    let rest = &s[value_end..];
+    let next_word = rest
+        .strip_prefix(' ')
+        .map(|r| {
+            r.split(|ch: char| !ch.is_ascii_alphanumeric())
+                .next()
+                .unwrap_or("")
+        })
+        .unwrap_or("");
+    // Only a plain word continues a sentence: one that ends at a space, the end, or sentence
+    // punctuation. The head of an e-mail, a host, a pod or a long token (`r@c.io`, `db.prod.x`,
+    // `api-7d8f…`) is not one, because a later rule turns it into a placeholder, and a value
+    // kept as prose before it would be redacted on a second pass (`redact` must be idempotent).
+    let word_ends = |a: &str| a.is_empty() || a.starts_with(char::is_whitespace);
+    let plain_end = |after: &str| {
+        word_ends(after)
+            || (after.starts_with(['.', ',', ';', '!', '?', ')']) && word_ends(&after[1..]))
+    };
+    // A non-empty `next_word` sits right after the space that starts `rest`.
+    let continues = !next_word.is_empty()
+        && next_word.len() < 32
+        && next_word.bytes().all(|b| b.is_ascii_lowercase())
+        && plain_end(&rest[1 + next_word.len()..]);
+    !strong && continues
+}
+
+fn is_inert_value(v: &str) -> bool {
+    v.is_empty()
+        || is_placeholder(v)
+        || v.bytes().all(|b| b == b'*')
+        || ["null", "none", "nil", "undefined"]
+            .iter()
+            .any(|x| v.eq_ignore_ascii_case(x))
+}
+
+/// The key of a [`KV_RE`] match, without quotes, brackets and operator.
+fn key_name(text: &str) -> &str {
+    let text = text.trim_end_matches([' ', '\t']);
+    let text = text
+        .strip_suffix("%3D")
+        .or_else(|| text.strip_suffix("%3d"))
+        .unwrap_or(text);
+    text.trim_end_matches([' ', '\t', ':', '=', '：', '>', '.', '?', '+', '|', ','])
+        .trim_end_matches([' ', '\t', ']'])
+        .trim_matches(|ch| ch == '"' || ch == '\'' || ch == '\\')
+}
+
+/// `token: password: x`: the whole value (from `at` to `resume`) is itself a secret key and
+/// separator, followed by a value of its own, which is the secret. Taking the inner key's name
+/// as the value would let that secret through, so the outer key yields to the inner one. A
+/// value that merely contains a key (`password=abcpassword:xyz`) or a key with nothing after
+/// it (`password=mypassword:`) still goes whole; a cookie's `name=value` pairs go whole too
+/// (`Cookie: "password": "x"` is JSON and yields).
+fn yields_to_inner_key(s: &str, at: usize, resume: usize, cookie: bool) -> bool {
+    // A token-shaped inner key (`token: Q8zX…token: A`), or one whose head is a token
+    // (`accessKeyId=LTAI…-token: a`) or holds a number (`-7-ApiKey:` in a SQL statement),
+    // becomes `<TOKEN>…` or `-<NUM>-ApiKey` later in this run; the next run must still see it
+    // as the key it was, or it would redact it as the value. The key is read from its last
+    // placeholder on.
+    let key_at = last_placeholder_in_key(s, at);
+    if key_at > at {
+        let rest = &s[key_at..];
+        let sep = rest.trim_start_matches([' ', '\t']);
+        if let Some(after) = sep.strip_prefix([':', '=']) {
+            let value_at = s.len() - after.trim_start_matches([' ', '\t']).len();
+            return value_at >= resume
+                && value_span(s, value_at, false).is_some_and(|(start, end, _, _)| start < end);
+        }
+    }
+    KV_RE
+        .find_at(s, key_at)
+        .filter(|k| k.start() == key_at && k.end() >= resume)
+        .filter(|k| is_secret_key(key_name(k.as_str())))
+        .filter(|k| !cookie || !k.as_str().trim_end_matches([' ', '\t']).ends_with('='))
+        .and_then(|k| value_span(s, k.end(), false))
+        .is_some_and(|(start, end, _, _)| start < end)
+}
+
+/// Index just past the last placeholder among the key characters that start at `at` (`at` when
+/// there is none): `-<NUM>-ApiKey: x` gives the index of `-ApiKey`.
+fn last_placeholder_in_key(s: &str, at: usize) -> usize {
+    let (mut i, mut key_at) = (at, at);
+    loop {
+        let p = placeholders_at(s, i);
+        if p > i {
+            (i, key_at) = (p, p);
+        } else if byte_at(s, i).is_some_and(|b| is_word_byte(b) || matches!(b, b'.' | b'-')) {
+            i += 1;
+        } else {
+            return key_at;
+        }
+    }
+}
+
+fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    let mut pos = 0;
+    while pos < s.len() {
+        let Some(m) = KV_RE.find_at(s, pos) else {
+            break;
+        };
+        pos = m.end().max(next_char(s, m.start()));
+        let text = m.as_str();
+        let key = key_name(text);
+        if !is_secret_key(key) {
+            continue;
+        }
+        let spaced = text.ends_with([' ', '\t']);
+        let op = text.trim_end_matches([' ', '\t']);
+        let colon = op.ends_with([':', '：']);
+        // `"password", "x"` is an argument list; `password, user` is prose.
+        let comma = op.ends_with(',');
+        if comma && !op[..op.len() - 1].trim_end().ends_with(['"', '\'']) {
+            continue;
+        }
+        let cookie = is_cookie_key(key);
+        // `Authorization: Bearer xyz` with the credential after the scheme.
+        let Some((mut vs, mut ve, resume, quoted)) = value_span(s, m.end(), cookie) else {
+            continue;
+        };
+        if yields_to_inner_key(s, m.end(), resume, cookie) {
+            continue;
+        }
+        if !cookie {
+            if quoted {
+                if let Some(off) = after_auth_scheme(&s[vs..ve]) {
+                    vs += off;
+                }
+            } else if let Some(off) = after_auth_scheme(&s[vs..]) {
+                vs += off;
+                ve = unquoted_end(s, vs, false);
+            }
+        }
+        let resume = resume.max(ve);
+        let value = &s[vs..ve];
+        if is_inert_value(value) {
+            pos = pos.max(resume);
+            continue;
+        }
+        if comma && !quoted {
+            continue;
+        }
+        if colon && spaced && !quoted && is_prose_value(s, key, value, ve) {
+            continue;
+        }
+        if e.replace(vs, ve, SECRET) {
+            *hits += 1;
+        }
+        pos = pos.max(resume);
+    }
+    e.finish()
+}
+
+static CLI_FLAG_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(
+        r#"--[A-Za-z0-9-]*(?i-u:password|passwd|token|secret|api-key|apikey)[ \t]+([^ \t\r\n"'\-][^ \t\r\n"']*)"#,
+    )
+    .expect("constant regex")
+});
+
+static AUTH_SCHEME_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"(?-u:\b)(?i-u:bearer|basic)[ \t]+([A-Za-z0-9._~+/=\-]{6,})")
+        .expect("constant regex")
+});
+
+fn pass_auth_scheme(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in AUTH_SCHEME_RE.captures_iter(s) {
+        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        // Schemes are ASCII. The rule folds case over ASCII only (`(?i-u:…)`, compiled over
+        // bytes), as the keyword gate does; when it folded over Unicode, `baſic` passed the rule
+        // but not the gate, and a later round let through by `<TOKEN>` redacted it. This check
+        // keeps the two in step should the pattern change again.
+        if !s[whole.start()..v.start()].is_ascii() {
+            continue;
+        }
+        // `Bearer token expired`, `basic authentication`, `Bearer realm="x"`: not a credential.
+        if v.as_str()
+            .trim_end_matches('=')
+            .bytes()
+            .all(|b| b.is_ascii_lowercase())
+        {
+            continue;
+        }
+        if e.replace(v.start(), v.end(), SECRET) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+/// Replaces group 1 of every match of `re` (a flag's value) with `<SECRET>`.
+fn pass_regex_groups(s: &str, re: &Matcher, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in re.captures_iter(s) {
+        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        // An ASCII flag only, as the prefilter sees it (see [`pass_auth_scheme`]).
+        if !s[whole.start()..v.start()].is_ascii() {
+            continue;
+        }
+        // As a key's value (see [`unquoted_end`]), it never runs into a placeholder. A value that
+        // starts with a separator (`--token :x`) is a key/value pair, that rule's to redact:
+        // taking the `:` would unmake a key the key/value rule yielded to (`token:--token :x`).
+        if placeholders_at(s, v.start()) > v.start() || v.as_str().starts_with([':', '=']) {
+            continue;
+        }
+        let end = v
+            .as_str()
+            .match_indices('<')
+            .map(|(k, _)| v.start() + k)
+            .find(|&i| placeholder_after(s, i))
+            .unwrap_or(v.end());
+        if e.replace(v.start(), end, SECRET) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+// ---------------------------------------------------------------------------------------------
+
+static URL_AUTH_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r#"[A-Za-z][A-Za-z0-9+.-]*://[^ \t\r\n/"']*@"#).expect("constant regex")
+});
+
+fn pass_url_userinfo(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for m in URL_AUTH_RE.find_iter(s) {
+        let text = m.as_str();
+        let Some(scheme_end) = text.find("://") else {
+            continue;
+        };
+        let info_start = scheme_end + 3;
+        let info_end = text.len() - 1; // the final `@`
+        let Some(info) = text.get(info_start..info_end) else {
+            continue;
+        };
+        let Some(colon) = info.find(':') else {
+            continue;
+        };
+        let pw = &info[colon + 1..];
+        if pw.is_empty() || is_placeholder(pw) {
+            continue;
+        }
+        let start = m.start() + info_start + colon + 1;
+        if e.replace(start, start + pw.len(), SECRET) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key/value secrets: `key=value`, `key: value`, JSON/YAML, headers, connection strings, query
+
+pub(crate) static ASSIGNMENT: Rule = Rule {
+    id: "credential.assignment",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "A value after a secret key, in any assignment syntax (=, :, :=, =>, .=, ?=, JSON, YAML, headers, query strings, setProperty(\"k\",\"v\")), keys in several languages.",
+    keywords: &[
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "key",
+        "credential",
+        "auth",
+        "cookie",
+        "sig",
+        "session",
+        "sk",
+        "kennwort",
+        "senha",
+        "wachtwoord",
+        "haslo",
+        "contrase",
+        "mdp",
+        "clave",
+        "密码",
+        "口令",
+        "令牌",
+        "密钥",
+        "秘钥",
+        "密碼",
+        "金鑰",
+        "パスワード",
+        "비밀번호",
+        "пароль",
+        "Пароль",
+        "ПАРОЛЬ",
+        "contraseña",
+        "Contraseña",
+        "hasło",
+        "Hasło",
+        "mot de passe",
+        "Mot de passe",
+        "トークン",
+        "토큰",
+        "токен",
+        "Токен",
+    ],
+    gate: always,
+    pass: pass_key_values,
+    matchers: &[&KV_RE],
+    examples: &[
+        ex(
+            "login password=hunter2 user=bob",
+            "login password=<SECRET> user=bob",
+        ),
+        ex(
+            r#"{"clientSecret": "a b c", "u": 1}"#,
+            r#"{"clientSecret": "<SECRET>", "u": 1}"#,
+        ),
+        ex("dbPassword := \"s3cr3t\"", "dbPassword := \"<SECRET>\""),
+        ex("'api_key' => 'abc123',", "'api_key' => '<SECRET>',"),
+        ex(
+            "props.setProperty(\"db.password\", \"Tr0ub4dor\")",
+            "props.setProperty(\"db.password\", \"<SECRET>\")",
+        ),
+        ex(
+            "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI",
+            "export AWS_SECRET_ACCESS_KEY=<SECRET>",
+        ),
+        ex(
+            "Passwort: geheim123 für admin",
+            "Passwort: <SECRET> für admin",
+        ),
+        ex(
+            "?sv=2021&sig=abcDEF%2Bxyz&se=2026",
+            "?sv=2021&sig=<SECRET>&se=2026",
+        ),
+        ex(
+            "redirect?token%3Dabc123%26next",
+            "redirect?token%3D<SECRET>%26next",
+        ),
+    ],
+    negatives: &[
+        "invalid token: signature mismatch.",
+        "bypass=true keyboard=us monkey=3",
+        "password, username and email are required",
+        "token: expired",
+    ],
+};
+
+pub(crate) static CLI_FLAG: Rule = Rule {
+    id: "credential.cli-flag",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "The value after a long command-line flag naming a secret (--password x, --api-key x, --token x).",
+    keywords: &["pass", "token", "secret", "key"],
+    gate: |f| f.double_dash,
+    pass: |s, hits| pass_regex_groups(s, &CLI_FLAG_RE, hits),
+    matchers: &[&CLI_FLAG_RE],
+    examples: &[
+        ex(
+            "--password Tr1cky --user root",
+            "--password <SECRET> --user root",
+        ),
+        ex(
+            "vault login --token s.abcdef123",
+            "vault login --token <SECRET>",
+        ),
+    ],
+    negatives: &["--password-stdin used", "--token-ttl 60s --user root"],
+};
+
+/// Tool-specific short flags that carry a password: `mysql -pSECRET`, `sshpass -p x`,
+/// `redis-cli -a x`, `curl -u user:pass`.
+static CLI_PASSWORD_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?-u:\b)(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)(?-u:\b)[^\n|;&]*?[ \t]-p([^ \t\r\n'\x22\-][^ \t\r\n'\x22]*)",
+        r"|(?-u:\b)sshpass[ \t]+-p[ \t]*([^ \t\r\n]+)",
+        r"|(?-u:\b)redis-cli(?-u:\b)[^\n|;&]*?[ \t]-a[ \t]+([^ \t\r\n]+)",
+        r"|(?-u:\b)(?:curl|wget|http)(?-u:\b)[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)[ \t]*['\x22]?[^ \t\r\n:'\x22]+:([^ \t\r\n'\x22@]+)",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_cli_password(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in CLI_PASSWORD_RE.captures_iter(s) {
+        let Some(v) = (1..=4).find_map(|g| caps.get(g)) else {
+            continue;
+        };
+        let end = placeholders_at(s, v.start());
+        if end > v.start() {
+            continue;
+        }
+        let end = v
+            .as_str()
+            .match_indices('<')
+            .map(|(k, _)| v.start() + k)
+            .find(|&i| placeholder_after(s, i))
+            .unwrap_or(v.end());
+        if end > v.start() && e.replace(v.start(), end, SECRET) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static CLI_PASSWORD: Rule = Rule {
+    id: "credential.cli-password",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "A password in a tool's short flag: mysql -pSECRET, sshpass -p x, redis-cli -a x, curl -u user:pass.",
+    keywords: &[
+        "mysql",
+        "mariadb",
+        "sshpass",
+        "redis-cli",
+        "curl",
+        "wget",
+        "http",
+    ],
+    gate: always,
+    pass: pass_cli_password,
+    matchers: &[&CLI_PASSWORD_RE],
+    examples: &[
+        ex(
+            "exec mysql -h db -u root -pS3cr3t! orders",
+            "exec mysql -h db -u root -p<SECRET> orders",
+        ),
+        ex(
+            "curl -u admin:hunter2 http://localhost:9200",
+            "curl -u admin:<SECRET> http://localhost:9200",
+        ),
+        ex(
+            "redis-cli -h cache -a Sup3rS3cret ping",
+            "redis-cli -h cache -a <SECRET> ping",
+        ),
+    ],
+    negatives: &[
+        "curl -u admin http://localhost",
+        "mysql -h db -P 3306 -u root",
+    ],
+};
+
+pub(crate) static AUTH_HEADER: Rule = Rule {
+    id: "credential.auth-scheme",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "The credential after an HTTP auth scheme (Bearer, Basic) outside a key.",
+    keywords: &["bearer", "basic"],
+    gate: always,
+    pass: pass_auth_scheme,
+    matchers: &[&AUTH_SCHEME_RE],
+    examples: &[
+        ex(
+            "upstream sent Bearer abc.DEF-123xyz",
+            "upstream sent Bearer <SECRET>",
+        ),
+        ex("proxy: basic dXNlcjpwYXNz", "proxy: basic <SECRET>"),
+    ],
+    negatives: &["Bearer token expired", "basic authentication failed"],
+};
+
+pub(crate) static URL_USERINFO: Rule = Rule {
+    id: "credential.url-userinfo",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "The password of scheme://user:password@host (DSNs of every driver, proxies, git remotes).",
+    keywords: &["://"],
+    gate: |f| f.at_sign,
+    pass: pass_url_userinfo,
+    matchers: &[&URL_AUTH_RE],
+    examples: &[
+        ex(
+            "connect mongodb+srv://app:pa55w0rd@cluster0/db",
+            "connect mongodb+srv://app:<SECRET>@cluster0/db",
+        ),
+        ex(
+            "amqp://guest:guest@rabbit:5672/",
+            "amqp://guest:<SECRET>@rabbit:5672/",
+        ),
+    ],
+    negatives: &["see https://example/path@v2", "ssh://git@forge/repo.git"],
+};
+
+/// A DSN cut before its `@host` (a truncated log line), or one whose password runs to the end:
+/// `postgres://app:s3cret` with nothing after it.
+static DSN_CUT_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?i-u:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|",
+        r"oracle|clickhouse|cockroachdb|nats|ldaps?|s?ftp|smtps?|jdbc:[a-z]+)://",
+        r"[^:/@ \t\r\n'\x22]+:([^@/ \t\r\n'\x22]+)(?:[ \t\r\n'\x22]|\z)",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_dsn_cut(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in DSN_CUT_RE.captures_iter(s) {
+        let Some(v) = caps.get(1) else { continue };
+        if is_placeholder(v.as_str()) || placeholders_at(s, v.start()) > v.start() {
+            continue;
+        }
+        // A port is no password (`redis://cache:6379 down`).
+        if v.as_str().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let end = v
+            .as_str()
+            .match_indices('<')
+            .map(|(k, _)| v.start() + k)
+            .find(|&i| placeholder_after(s, i))
+            .unwrap_or(v.end());
+        if e.replace(v.start(), end, SECRET) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static DSN_CUT: Rule = Rule {
+    id: "credential.dsn",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "The password of a database or broker DSN with no @host after it (cut short, or written as user:password alone).",
+    keywords: &["://"],
+    gate: always,
+    pass: pass_dsn_cut,
+    matchers: &[&DSN_CUT_RE],
+    examples: &[
+        ex("dsn=postgres://app:s3cr3tPW", "dsn=postgres://app:<SECRET>"),
+        ex(
+            "failed: mysql://root:toor (truncated)",
+            "failed: mysql://root:<SECRET> (truncated)",
+        ),
+    ],
+    negatives: &["redis://cache:6379 down", "see https://docs:8443 now"],
+};
+
+/// Oracle's `user/password@host` connect string after the tools that take one.
+static ORACLE_CONNECT_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?-u:\b)(?i-u:sqlplus|rman|expdp|impdp|exp|imp|sqlldr|userid)(?-u:\b)[ \t=]+[^ \t\r\n]*?",
+        r"[A-Za-z][A-Za-z0-9_$#]*/([^@/ \t\r\n'\x22]+)@",
+    ))
+    .expect("constant regex")
+});
+
+pub(crate) static ORACLE_CONNECT: Rule = Rule {
+    id: "credential.oracle-connect",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "The password of an Oracle user/password@service connect string (sqlplus, rman, expdp, userid=).",
+    keywords: &[
+        "sqlplus", "rman", "expdp", "impdp", "exp", "imp", "sqlldr", "userid",
+    ],
+    gate: |f| f.at_sign,
+    pass: |s, hits| pass_regex_groups(s, &ORACLE_CONNECT_RE, hits),
+    matchers: &[&ORACLE_CONNECT_RE],
+    examples: &[
+        ex(
+            "running sqlplus scott/tiger@//db:1521/ORCL",
+            "running sqlplus scott/<SECRET>@//db:1521/ORCL",
+        ),
+        ex(
+            "expdp system/Manager1@prod schemas=hr",
+            "expdp system/<SECRET>@prod schemas=hr",
+        ),
+    ],
+    negatives: &["sqlplus / as sysdba", "export done: exp 3/4 @ 10:00"],
+};
+
+/// `<add key="ApiKey" value="…"/>`, `<property name="password" value="…"/>`, and
+/// `<password>…</password>`: a secret named by an XML attribute or element.
+static XML_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r#"(?i-u:key|name)[ \t]*=[ \t]*["']([A-Za-z0-9_.:\-]+)["'][ \t]+(?i-u:value)[ \t]*=[ \t]*["']([^"'\n]*)["']"#,
+        r"|<([A-Za-z0-9_.:\-]+)>([^<\n]*)</",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_xml(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in XML_RE.captures_iter(s) {
+        let (key, value) = match (caps.get(1), caps.get(2), caps.get(3), caps.get(4)) {
+            (Some(k), Some(v), _, _) => (k, v),
+            (_, _, Some(k), Some(v)) => (k, v),
+            _ => continue,
+        };
+        let name = key.as_str().rsplit(':').next().unwrap_or(key.as_str());
+        if !is_secret_key(name) || is_inert_value(value.as_str()) {
+            continue;
+        }
+        if e.replace(value.start(), value.end(), SECRET) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static XML: Rule = Rule {
+    id: "credential.xml",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "A secret in XML/config: <add key=\"ApiKey\" value=\"…\"/>, <property name=\"password\" value=\"…\"/>, <password>…</password>.",
+    keywords: &["value", "</"],
+    gate: always,
+    pass: pass_xml,
+    matchers: &[&XML_RE],
+    examples: &[
+        ex(
+            r#"<add key="StripeApiKey" value="abc123xyz"/>"#,
+            r#"<add key="StripeApiKey" value="<SECRET>"/>"#,
+        ),
+        ex(
+            "<db.password>Pr0dPass</db.password>",
+            "<db.password><SECRET></db.password>",
+        ),
+        ex(
+            r#"<property name="hibernate.connection.password" value="x1"/>"#,
+            r#"<property name="hibernate.connection.password" value="<SECRET>"/>"#,
+        ),
+    ],
+    negatives: &[r#"<add key="Timeout" value="30"/>"#, "<user>bob</user>"],
+};

@@ -1,0 +1,177 @@
+//! Kubernetes pod identifiers. Deployment pods end in `-<replicaset hash>-<5 chars>`, DaemonSet
+//! and Job pods in `-<5 chars>`, CronJob pods in `-<minute>-<5 chars>`, drawn from Kubernetes'
+//! vowel-free alphabet; StatefulSet pods (`kafka-0`) only after a pod keyword.
+//!
+//! A bare StatefulSet name stays: it is a stable, low-cardinality identity the agent needs
+//! ("kafka-0 is the leader") and cannot be told from `retry-1`.
+
+use std::sync::LazyLock;
+
+use super::super::RedactionClass;
+use super::super::rule::{Rule, always, ex};
+use super::super::text::{
+    Edit, POD, byte_at, byte_before, is_word_byte, placeholder_after, placeholder_before,
+};
+use crate::matcher::Matcher;
+
+static POD_SHAPE_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?-[a-z0-9]{5}").expect("constant regex")
+});
+
+static POD_CONTEXT_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r#"(?i-u:pods?)(?:[ \t]*[=:/][ \t]*|[ \t]+)["']?(?:[a-z0-9][a-z0-9-]*/)?"#,
+        r"([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)",
+    ))
+    .expect("constant regex")
+});
+
+/// Kubernetes' `SafeEncodeString` alphabet: no vowels, no `0`, `1`, `3`.
+fn in_k8s_alphabet(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b))
+}
+
+fn looks_generated(seg: &str) -> bool {
+    let digit = seg.bytes().any(|b| b.is_ascii_digit());
+    let letter = seg.bytes().any(|b| b.is_ascii_lowercase());
+    letter && (digit || in_k8s_alphabet(seg))
+}
+
+fn is_pod_shape(name: &str) -> bool {
+    let segs: Vec<&str> = name.split('-').collect();
+    let n = segs.len();
+    if n < 2 || segs.iter().any(|s| s.is_empty()) {
+        return false;
+    }
+    let suffix = segs[n - 1];
+    if suffix.len() != 5 {
+        return false;
+    }
+    if n >= 3 {
+        let hash = segs[n - 2];
+        // Behind a generated hash the suffix may be all digits: `44224` is in the alphabet too.
+        // So may the hash (`422244422`), whose letters the alphabet only makes likely.
+        let suffix_ok = looks_generated(suffix) || in_k8s_alphabet(suffix);
+        let hash_ok = looks_generated(hash) || in_k8s_alphabet(hash);
+        if (6..=10).contains(&hash.len()) && hash_ok && suffix_ok {
+            return true;
+        }
+        // A CronJob's Job is named after its scheduled minute (`backup-28374651-x7k2p`).
+        // The minute is Unix minutes, 8 digits from 1987 to 2036: not a date such as 20261130.
+        let minute = hash
+            .parse::<u32>()
+            .is_ok_and(|m| (25_000_000..35_000_000).contains(&m));
+        if hash.len() == 8 && minute && suffix_ok {
+            return true;
+        }
+    }
+    // DaemonSet / Job: the suffix alone, strictly from the Kubernetes alphabet.
+    segs[0]
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_lowercase())
+        && in_k8s_alphabet(suffix)
+        && suffix.bytes().any(|b| b.is_ascii_digit())
+        && suffix.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+fn is_statefulset_name(name: &str) -> bool {
+    match name.rsplit_once('-') {
+        Some((base, ordinal)) => {
+            !base.is_empty()
+                && base.bytes().any(|b| b.is_ascii_lowercase())
+                && !ordinal.is_empty()
+                && ordinal.len() <= 4
+                && ordinal.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+fn pass_pod_context(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in POD_CONTEXT_RE.captures_iter(s) {
+        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        if byte_before(s, whole.start()).is_some_and(|b| b.is_ascii_alphanumeric()) {
+            continue;
+        }
+        let name = v.as_str();
+        // `pod:ns/<POD>`: the name is the namespace of a pod already replaced (the first run
+        // read `ns/` as the namespace, and a second must not take it for the name).
+        let namespace = byte_at(s, v.end()) == Some(b'/') && placeholder_after(s, v.end() + 1);
+        let after_ok = !byte_at(s, v.end()).is_some_and(is_word_byte)
+            && !placeholder_after(s, v.end())
+            && !namespace;
+        if after_ok
+            && (is_statefulset_name(name) || is_pod_shape(name))
+            && e.replace(v.start(), v.end(), POD)
+        {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+fn pass_pod_shape(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for m in POD_SHAPE_RE.find_iter(s) {
+        let before_ok = !byte_before(s, m.start())
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+            && !placeholder_before(s, m.start());
+        let after_ok = !byte_at(s, m.end()).is_some_and(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !placeholder_after(s, m.end());
+        if before_ok && after_ok && is_pod_shape(m.as_str()) && e.replace(m.start(), m.end(), POD) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static POD_AFTER_KEYWORD: Rule = Rule {
+    id: "pod.keyword",
+    class: RedactionClass::Pod,
+    placeholder: POD,
+    description: "A pod name after a pod keyword (pod/x, pod=x, pod x), StatefulSet ordinals (kafka-0) included.",
+    keywords: &["pod"],
+    gate: always,
+    pass: pass_pod_context,
+    matchers: &[&POD_CONTEXT_RE],
+    examples: &[
+        ex(
+            "Back-off restarting pod/kafka-0 in ns data",
+            "Back-off restarting pod/<POD> in ns data",
+        ),
+        ex(
+            "pod=prod/web-7d9f8c6b5-x2k4m OOMKilled",
+            "pod=prod/<POD> OOMKilled",
+        ),
+    ],
+    negatives: &["pod security policy applied", "pods: 3/3 ready"],
+};
+
+pub(crate) static POD_NAME: Rule = Rule {
+    id: "pod.generated-name",
+    class: RedactionClass::Pod,
+    placeholder: POD,
+    description: "A Deployment, DaemonSet, Job or CronJob pod name, by its generated suffix.",
+    keywords: &[],
+    gate: |f| f.pod_suffix,
+    pass: pass_pod_shape,
+    matchers: &[&POD_SHAPE_RE],
+    examples: &[
+        ex(
+            "payment-service-7d8f9c6b5-x2k4m restarted",
+            "<POD> restarted",
+        ),
+        ex("fluentd-x7k2p on node ready", "<POD> on node ready"),
+        ex("job backup-28374651-q8w2z failed", "job <POD> failed"),
+    ],
+    negatives: &[
+        "order-service timed out",
+        "order-20261130-bcdfg queued",
+        "retry-1 of kafka-0",
+    ],
+};

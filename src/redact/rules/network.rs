@@ -1,0 +1,499 @@
+//! Network identities: e-mail addresses, host names, IPv4 and IPv6 addresses. Ports stay
+//! (`<IP>:6379`): a port says which service failed and reveals nothing.
+//!
+//! A host name must end in a public suffix the rules know (every generic TLD in common use, the
+//! internal suffixes `.internal`, `.svc`, `.local`, …), or have three labels or more under a
+//! country code (`ahn.zaq.ne.jp`, `x.tiscali.co.uk`), so `com.foo.Bar`, `Bar.java`,
+//! `order.created` and `spring.redis.host` stay. Node names that spell an address or a cloud
+//! pool (`ip-10-0-0-1`, `gke-…-pool-…`, `aks-…-vmss…`) and the syslog header's host field are
+//! hosts too.
+
+use std::sync::LazyLock;
+
+use super::super::RedactionClass;
+use super::super::rule::{Rule, always, ex};
+use super::super::text::{
+    EMAIL, Edit, HOST, IP, apply_spans, byte_at, byte_before, ends_with_ci, is_word_byte,
+    next_char, placeholder_after, placeholder_before,
+};
+use crate::matcher::Matcher;
+
+// ---------------------------------------------------------------------------------------------
+// E-mail addresses.
+
+static EMAIL_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?",
+        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
+    ))
+    .expect("constant regex")
+});
+
+fn pass_email(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for m in EMAIL_RE.find_iter(s) {
+        // `a@b.internal9f86…` is not an address ending at `internal`.
+        let after_ok = !byte_at(s, m.end()).is_some_and(|b| is_word_byte(b) || b == b'-')
+            && !placeholder_after(s, m.end());
+        if after_ok && e.replace(m.start(), m.end(), EMAIL) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static EMAIL_ADDRESS: Rule = Rule {
+    id: "email.address",
+    class: RedactionClass::Email,
+    placeholder: EMAIL,
+    description: "An e-mail address.",
+    keywords: &[],
+    gate: |f| f.at_sign,
+    pass: pass_email,
+    matchers: &[&EMAIL_RE],
+    examples: &[
+        ex(
+            "reset sent to alice.w+shop@example.co.uk",
+            "reset sent to <EMAIL>",
+        ),
+        ex("from=<ops@corp.example.com> ok", "from=<<EMAIL>> ok"),
+    ],
+    negatives: &["@here deploy done", "user@localhost"],
+};
+
+// ---------------------------------------------------------------------------------------------
+// Host names.
+
+/// Whether a host candidate stands apart: not inside a longer name, path or placeholder.
+fn host_apart(s: &str, start: usize, end: usize) -> bool {
+    let before_ok = !byte_before(s, start)
+        .is_some_and(|b| is_word_byte(b) || b == b'-' || b == b'.')
+        && !placeholder_before(s, start);
+    let after_ok = match byte_at(s, end) {
+        Some(b) if is_word_byte(b) || b == b'-' => false,
+        Some(b'.') => {
+            !byte_at(s, end + 1).is_some_and(is_word_byte) && !placeholder_after(s, end + 1)
+        }
+        _ => !placeholder_after(s, end),
+    };
+    // Kubernetes label keys and API groups (`node.kubernetes.io/unreachable`) are public names.
+    let public = ["kubernetes.io", "k8s.io"]
+        .iter()
+        .any(|d| ends_with_ci(&s[start..end], d));
+    before_ok && after_ok && !public
+}
+
+fn pass_host_names(re: &Matcher, s: &str, hits: &mut u32) -> Option<String> {
+    let spans = re
+        .find_iter(s)
+        .filter(|m| host_apart(s, m.start(), m.end()))
+        .map(|m| (m.start(), m.end()))
+        .collect();
+    apply_spans(s, spans, HOST, hits)
+}
+
+static HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        // ASCII only (`-u`): host names are ASCII, and Unicode case folding would add `ſ`, `K`.
+        r"(?i-u)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.",
+        r"(?:localdomain|internal|intranet|consul|cloud|intra|local|arpa|corp|home|info|tech|app|biz|com|dev|edu|gov|int|lan|mil|net|org|svc|top|xyz|ai|cn|co|de|hk|io|jp|ru|sg|tw|uk)",
+    ))
+    .expect("constant regex")
+});
+
+pub(crate) static FQDN: Rule = Rule {
+    id: "host.fqdn",
+    class: RedactionClass::Host,
+    placeholder: HOST,
+    description: "A host name under a generic TLD or an internal suffix (.com, .io, .dev, .internal, .svc, .local, …).",
+    keywords: &[
+        ".ai",
+        ".app",
+        ".arpa",
+        ".biz",
+        ".cloud",
+        ".cn",
+        ".co",
+        ".com",
+        ".consul",
+        ".corp",
+        ".de",
+        ".dev",
+        ".edu",
+        ".gov",
+        ".hk",
+        ".home",
+        ".info",
+        ".int",
+        ".internal",
+        ".intra",
+        ".intranet",
+        ".io",
+        ".jp",
+        ".lan",
+        ".local",
+        ".localdomain",
+        ".mil",
+        ".net",
+        ".org",
+        ".ru",
+        ".sg",
+        ".svc",
+        ".tech",
+        ".top",
+        ".tw",
+        ".uk",
+        ".xyz",
+    ],
+    gate: always,
+    pass: |s, hits| pass_host_names(&HOST_RE, s, hits),
+    matchers: &[&HOST_RE],
+    examples: &[
+        ex(
+            "connect to db-primary.prod.internal timed out",
+            "connect to <HOST> timed out",
+        ),
+        ex(
+            "GET https://api.payments.example.com/v1/charge 502",
+            "GET https://<HOST>/v1/charge 502",
+        ),
+        ex("resolve redis.cache.svc.cluster.local", "resolve <HOST>"),
+    ],
+    negatives: &[
+        "com.shop.order.OrderService started",
+        "loaded logback.xml and Bar.java",
+        "topic order.created.v1 lag 15",
+        "taint node.kubernetes.io/unreachable",
+    ],
+};
+
+/// Three labels or more under a country code: `ahn.zaq.ne.jp`, `82-76-1-5.tiscali.co.uk`.
+static HOST_COUNTRY_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?i-u)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?){1,}\.",
+        r"(?:ac|ad|ae|af|ag|ai|al|am|ao|aq|ar|as|at|au|aw|ax|az|ba|bb|bd|be|bf|bg|bh|bi|bj|bm|bn|bo|br|bs|bt|bw|by|bz|ca|cc|cd|cf|cg|ch|ci|ck|cl|cm|cn|co|cr|cu|cv|cw|cx|cy|cz|de|dj|dk|dm|do|dz|ec|ee|eg|er|es|et|eu|fi|fj|fk|fm|fo|fr|ga|gd|ge|gf|gg|gh|gi|gl|gm|gn|gp|gq|gr|gs|gt|gu|gw|gy|hk|hm|hn|hr|ht|hu|id|ie|il|im|in|io|iq|ir|is|it|je|jm|jo|jp|ke|kg|kh|ki|km|kn|kp|kr|kw|ky|kz|la|lb|lc|li|lk|lr|ls|lt|lu|lv|ly|ma|mc|md|me|mg|mh|mk|ml|mm|mn|mo|mp|mq|mr|ms|mt|mu|mv|mw|mx|my|mz|na|nc|ne|nf|ng|ni|nl|no|np|nr|nu|nz|om|pa|pe|pf|pg|ph|pk|pl|pm|pn|pr|ps|pt|pw|py|qa|re|ro|rs|ru|rw|sa|sb|sc|sd|se|sg|sh|si|sk|sl|sm|sn|so|sr|ss|st|su|sv|sx|sy|sz|tc|td|tf|tg|th|tj|tk|tl|tm|tn|to|tr|tt|tv|tw|tz|ua|ug|uk|us|uy|uz|va|vc|ve|vg|vi|vn|vu|wf|ws|ye|yt|za|zm|zw)",
+    ))
+    .expect("constant regex")
+});
+
+pub(crate) static COUNTRY: Rule = Rule {
+    id: "host.country",
+    class: RedactionClass::Host,
+    placeholder: HOST,
+    description: "A host name of three labels or more under a country-code TLD (x.co.uk, a.b.ne.jp, shop.example.de).",
+    keywords: &[
+        ".ac", ".ad", ".ae", ".af", ".ag", ".ai", ".al", ".am", ".ao", ".aq", ".ar", ".as", ".at",
+        ".au", ".aw", ".ax", ".az", ".ba", ".bb", ".bd", ".be", ".bf", ".bg", ".bh", ".bi", ".bj",
+        ".bm", ".bn", ".bo", ".br", ".bs", ".bt", ".bw", ".by", ".bz", ".ca", ".cc", ".cd", ".cf",
+        ".cg", ".ch", ".ci", ".ck", ".cl", ".cm", ".cn", ".co", ".cr", ".cu", ".cv", ".cw", ".cx",
+        ".cy", ".cz", ".de", ".dj", ".dk", ".dm", ".do", ".dz", ".ec", ".ee", ".eg", ".er", ".es",
+        ".et", ".eu", ".fi", ".fj", ".fk", ".fm", ".fo", ".fr", ".ga", ".gd", ".ge", ".gf", ".gg",
+        ".gh", ".gi", ".gl", ".gm", ".gn", ".gp", ".gq", ".gr", ".gs", ".gt", ".gu", ".gw", ".gy",
+        ".hk", ".hm", ".hn", ".hr", ".ht", ".hu", ".id", ".ie", ".il", ".im", ".in", ".io", ".iq",
+        ".ir", ".is", ".it", ".je", ".jm", ".jo", ".jp", ".ke", ".kg", ".kh", ".ki", ".km", ".kn",
+        ".kp", ".kr", ".kw", ".ky", ".kz", ".la", ".lb", ".lc", ".li", ".lk", ".lr", ".ls", ".lt",
+        ".lu", ".lv", ".ly", ".ma", ".mc", ".md", ".me", ".mg", ".mh", ".mk", ".ml", ".mm", ".mn",
+        ".mo", ".mp", ".mq", ".mr", ".ms", ".mt", ".mu", ".mv", ".mw", ".mx", ".my", ".mz", ".na",
+        ".nc", ".ne", ".nf", ".ng", ".ni", ".nl", ".no", ".np", ".nr", ".nu", ".nz", ".om", ".pa",
+        ".pe", ".pf", ".pg", ".ph", ".pk", ".pl", ".pm", ".pn", ".pr", ".ps", ".pt", ".pw", ".py",
+        ".qa", ".re", ".ro", ".rs", ".ru", ".rw", ".sa", ".sb", ".sc", ".sd", ".se", ".sg", ".sh",
+        ".si", ".sk", ".sl", ".sm", ".sn", ".so", ".sr", ".ss", ".st", ".su", ".sv", ".sx", ".sy",
+        ".sz", ".tc", ".td", ".tf", ".tg", ".th", ".tj", ".tk", ".tl", ".tm", ".tn", ".to", ".tr",
+        ".tt", ".tv", ".tw", ".tz", ".ua", ".ug", ".uk", ".us", ".uy", ".uz", ".va", ".vc", ".ve",
+        ".vg", ".vi", ".vn", ".vu", ".wf", ".ws", ".ye", ".yt", ".za", ".zm", ".zw",
+    ],
+    gate: always,
+    pass: |s, hits| pass_host_names(&HOST_COUNTRY_RE, s, hits),
+    matchers: &[&HOST_COUNTRY_RE],
+    examples: &[
+        ex(
+            "rhost=host-81-190-1-2.dynamic.mm.pl user=root",
+            "rhost=<HOST> user=root",
+        ),
+        ex("lookup smtp.uni-wien.ac.at failed", "lookup <HOST> failed"),
+    ],
+    negatives: &["run deploy.sh and main.py", "see README.md"],
+};
+
+static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server))["']?[ \t]*[=:][ \t]*["']?"#,
+        r"([A-Za-z0-9][A-Za-z0-9_.\-]*)",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_host_key(s: &str, hits: &mut u32) -> Option<String> {
+    let mut spans = Vec::new();
+    for caps in HOST_KEY_RE.captures_iter(s) {
+        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        let val = v.as_str().trim_end_matches('.');
+        let has_digit = val.bytes().any(|b| b.is_ascii_digit());
+        let has_alpha = val.bytes().any(|b| b.is_ascii_alphabetic());
+        let before_ok = !byte_before(s, whole.start()).is_some_and(|b| b.is_ascii_alphanumeric());
+        // `node: v20.11.1` is a version, not a node.
+        let version = val
+            .trim_start_matches(['v', 'V'])
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'.');
+        if before_ok && has_digit && has_alpha && !version && !val.eq_ignore_ascii_case("localhost")
+        {
+            spans.push((v.start(), v.start() + val.len()));
+        }
+    }
+    apply_spans(s, spans, HOST, hits)
+}
+
+pub(crate) static HOST_KEY: Rule = Rule {
+    id: "host.key",
+    class: RedactionClass::Host,
+    placeholder: HOST,
+    description: "The value of a host or node key (host=db01, nodeName: worker-3a) that holds letters and digits.",
+    keywords: &["host", "node", "server"],
+    gate: always,
+    pass: pass_host_key,
+    matchers: &[&HOST_KEY_RE],
+    examples: &[
+        ex("db_host=db01 port=5432", "db_host=<HOST> port=5432"),
+        ex("\"nodeName\": \"worker3a\"", "\"nodeName\": \"<HOST>\""),
+    ],
+    negatives: &["host=localhost", "node: ready"],
+};
+
+// Node names that spell an address with dashes (AWS's `ip-10-0-0-1`, the `node-10-24-8-17` many
+// clusters use), and the managed pools' generated names (GKE, AKS).
+static CLOUD_NODE_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?:ip|node)-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}",
+        r"|gke-[a-z0-9-]+-[0-9a-f]{8}-[a-z0-9]{4}",
+        r"|aks-[a-z0-9]+-[0-9]{8}-vmss[0-9a-z]{6}",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_cloud_node(s: &str, hits: &mut u32) -> Option<String> {
+    let spans = CLOUD_NODE_RE
+        .find_iter(s)
+        .filter(|m| {
+            !byte_before(s, m.start()).is_some_and(|b| is_word_byte(b) || b == b'-')
+                && !placeholder_before(s, m.start())
+                && !byte_at(s, m.end()).is_some_and(|b| is_word_byte(b) || b == b'-')
+                && !placeholder_after(s, m.end())
+        })
+        .map(|m| (m.start(), m.end()))
+        .collect();
+    apply_spans(s, spans, HOST, hits)
+}
+
+pub(crate) static CLOUD_NODE: Rule = Rule {
+    id: "host.cloud-node",
+    class: RedactionClass::Host,
+    placeholder: HOST,
+    description: "A cloud node name: ip-10-0-1-23, node-10-24-8-17, gke-…-pool-<hash>-<id>, aks-<pool>-<id>-vmss<n>.",
+    keywords: &["ip-", "node-", "gke-", "aks-"],
+    gate: always,
+    pass: pass_cloud_node,
+    matchers: &[&CLOUD_NODE_RE],
+    examples: &[
+        ex(
+            "kubelet on ip-10-0-1-23 NotReady",
+            "kubelet on <HOST> NotReady",
+        ),
+        ex(
+            "evicted from gke-prod-default-pool-1a2b3c4d-x7k9",
+            "evicted from <HOST>",
+        ),
+        ex("aks-nodepool1-12345678-vmss000003 Ready", "<HOST> Ready"),
+    ],
+    negatives: &["ip-address missing", "node-exporter restarted"],
+};
+
+/// The host field of a syslog header: BSD (`Jun 14 15:16:01 combo sshd[123]:`) and RFC 5424
+/// (`<34>1 2026-11-29T10:00:00Z web01 app 123 - -`).
+static SYSLOG_HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        // BSD: a header anywhere a field starts (Thunderbird's lines carry one after their own).
+        r"(?:\A|[ \t])(?:<[0-9]{1,3}>)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ \t]+",
+        r"[0-9]{1,2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}[ \t]+",
+        r"([A-Za-z0-9][A-Za-z0-9_.\-]*(?:/[A-Za-z0-9][A-Za-z0-9_.\-]*)?)[ \t]+",
+        r"[A-Za-z0-9_./\-]+(?:\([A-Za-z0-9_.\-]*\))?(?:\[[0-9]+\])?:(?:[ \t]|\z)",
+        // RFC 5424: `<PRI>VERSION TIMESTAMP HOST APP`.
+        r"|\A<[0-9]{1,3}>[0-9][ \t]+[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9]{2}:?[0-9]{2})?[ \t]+",
+        r"([A-Za-z0-9][A-Za-z0-9_.\-]*)[ \t]+[^ \t\r\n]+",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_syslog_host(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in SYSLOG_HOST_RE.captures_iter(s) {
+        let Some(host) = caps.get(1).or_else(|| caps.get(2)) else {
+            continue;
+        };
+        if host.as_str().eq_ignore_ascii_case("localhost") {
+            continue;
+        }
+        if e.replace(host.start(), host.end(), HOST) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static SYSLOG_HOST: Rule = Rule {
+    id: "host.syslog",
+    class: RedactionClass::Host,
+    placeholder: HOST,
+    description: "The host field of a BSD or RFC 5424 syslog header.",
+    keywords: &[],
+    gate: |f| f.colons >= 2,
+    pass: pass_syslog_host,
+    matchers: &[&SYSLOG_HOST_RE],
+    examples: &[
+        ex(
+            "Jun 14 15:16:01 combo sshd(pam_unix)[19939]: check pass",
+            "Jun 14 15:16:01 <HOST> sshd(pam_unix)[<PID>]: check pass",
+        ),
+        ex(
+            "<34>1 2026-11-29T10:00:00Z web01 app - - - started",
+            "<34>1 2026-11-29T10:00:00Z <HOST> app - - - started",
+        ),
+    ],
+    negatives: &["Jun 14 15:16:01 is when it began", "10:00:00 - - started"],
+};
+
+// ---------------------------------------------------------------------------------------------
+// IP addresses.
+
+static IPV4_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}").expect("constant regex")
+});
+
+static IPV6_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"\[?(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?:\.[0-9]{1,3}){0,3}(?:%[A-Za-z0-9_.\-]+)?\]?")
+        .expect("constant regex")
+});
+
+fn pass_ipv4(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for m in IPV4_RE.find_iter(s) {
+        let before_ok = !byte_before(s, m.start()).is_some_and(|b| is_word_byte(b) || b == b'.')
+            && !placeholder_before(s, m.start());
+        let after_ok = !placeholder_after(s, m.end())
+            && match byte_at(s, m.end()) {
+                Some(b) if is_word_byte(b) => false,
+                Some(b'.') => !byte_at(s, m.end() + 1).is_some_and(|b| b.is_ascii_digit()),
+                _ => true,
+            };
+        let octets_ok = m
+            .as_str()
+            .split('.')
+            .all(|o| o.parse::<u16>().is_ok_and(|n| n <= 255));
+        if before_ok && after_ok && octets_ok && e.replace(m.start(), m.end(), IP) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+fn pass_ipv6(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    let mut pos = 0;
+    while let Some(m) = IPV6_RE.find_at(s, pos) {
+        // A rejected candidate's zone (`::%0.0.3.1-0::`) is searched again: it can hold an
+        // address, which a second run would find once the IPv4 rule has broken the zone up.
+        pos = match m.as_str().find('%') {
+            Some(k) if k > 0 => m.start() + k,
+            _ => m.end().max(next_char(s, m.start())),
+        };
+        let mut start = m.start();
+        let mut text = m.as_str();
+        // Brackets belong to the address only in pairs (`[::1]:443`).
+        let open = text.starts_with('[');
+        let close = text.ends_with(']');
+        if open && !close {
+            text = &text[1..];
+            start += 1;
+        } else if close && !open {
+            text = &text[..text.len() - 1];
+        }
+        let inner = text.trim_start_matches('[').trim_end_matches(']');
+        let addr = inner.split('%').next().unwrap_or(inner);
+        let (valid, trimmed) = if addr.parse::<std::net::Ipv6Addr>().is_ok() {
+            (true, 0)
+        } else if !open
+            && !inner.contains('%')
+            && byte_at(s, start + text.len()) != Some(b'%')
+            && addr.ends_with(':')
+            && !addr.ends_with("::")
+        {
+            // `::1: connection refused`: one trailing colon is punctuation; not before a zone
+            // (`::8ae2:%7a`, and `::8ae2:%<IP>` once the zone's address is replaced).
+            let t = &addr[..addr.len() - 1];
+            (
+                t.parse::<std::net::Ipv6Addr>().is_ok(),
+                addr.len() - t.len(),
+            )
+        } else {
+            (false, 0)
+        };
+        if !valid || !addr.bytes().any(|b| b.is_ascii_hexdigit()) {
+            continue;
+        }
+        let end = start + text.len() - trimmed;
+        let before_ok = !byte_before(s, start)
+            .is_some_and(|b| is_word_byte(b) || matches!(b, b':' | b'.'))
+            && !placeholder_before(s, start);
+        let after_ok = !byte_at(s, end).is_some_and(is_word_byte) && !placeholder_after(s, end);
+        if before_ok && after_ok && e.replace(start, end, IP) {
+            *hits += 1;
+            pos = pos.max(m.end());
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static IPV6: Rule = Rule {
+    id: "ip.v6",
+    class: RedactionClass::Ip,
+    placeholder: IP,
+    description: "An IPv6 address, bracketed or with a zone (the port stays).",
+    keywords: &[],
+    // Every IPv6 address has `::` or at least six colons; clock times have two.
+    gate: |f| f.double_colon || f.colons >= 6,
+    pass: pass_ipv6,
+    matchers: &[&IPV6_RE],
+    examples: &[
+        ex(
+            "connect [2001:db8::1]:443 refused",
+            "connect <IP>:443 refused",
+        ),
+        ex("peer fe80::1ff:fe23:4567:890a%eth0 up", "peer <IP> up"),
+    ],
+    negatives: &["at 10:00:00 UTC", "std::vector::push_back"],
+};
+
+pub(crate) static IPV4: Rule = Rule {
+    id: "ip.v4",
+    class: RedactionClass::Ip,
+    placeholder: IP,
+    description: "An IPv4 address (the port stays); dotted versions with a part over 255 stay.",
+    keywords: &[],
+    gate: |f| f.digit_dots >= 3,
+    pass: pass_ipv4,
+    matchers: &[&IPV4_RE],
+    examples: &[
+        ex(
+            "upstream 10.0.3.17:6379 timed out",
+            "upstream <IP>:6379 timed out",
+        ),
+        ex("client=192.168.1.20, retry", "client=<IP>, retry"),
+    ],
+    negatives: &[
+        "Windows 6.1.7601.23505 updated",
+        "version 1.2.3 released",
+        "took 1.5.2.999ms",
+    ],
+};

@@ -1,0 +1,438 @@
+//! SQL: literals inside a detected statement (from its verb to `;` or the end of the line), the
+//! few driver and server messages that quote bound values, and the passwords of user DDL.
+//!
+//! Inside a statement every literal goes, `LIMIT 10` included (`LIMIT <NUM>`), as database
+//! statement normalisers do; numbers outside SQL stay.
+
+use std::sync::LazyLock;
+
+use super::super::RedactionClass;
+use super::super::rule::{Rule, always, ex};
+use super::super::text::{
+    Edit, NUM, PLACEHOLDERS, SECRET, STR, byte_before, is_placeholder, next_char,
+    placeholder_before, quoted_end,
+};
+use crate::matcher::Matcher;
+
+static SQL_START_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        // Case-insensitive ASCII keywords only (`(?i-u:…)`): the keyword scan that gates this
+        // rule is ASCII case-insensitive, so no other spelling could reach it.
+        r"(?-u:\b)(?:",
+        r"(?i-u:select)[ \t\r\n]+(?:(?i-u:distinct)[ \t]+)?",
+        r"[^ \t\r\n,]+(?:[ \t]+(?i-u:as)[ \t]+[^ \t\r\n,]+)?",
+        r"(?:[ \t]*,[ \t\r\n]*[^ \t\r\n,]+(?:[ \t]+(?i-u:as)[ \t]+[^ \t\r\n,]+)?)*",
+        r"[ \t\r\n]+(?i-u:from)",
+        r"|(?i-u:insert)[ \t]+(?:(?i-u:ignore)[ \t]+)?(?i-u:into)",
+        r"|(?i-u:update)[ \t]+[A-Za-z0-9_.`\x22]+[ \t]+(?i-u:set)",
+        r"|(?i-u:delete)[ \t]+(?i-u:from)",
+        r"|(?i-u:replace|merge|upsert)[ \t]+(?i-u:into)",
+        r")(?-u:\b)",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_sql_statements(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    let mut pos = 0;
+    while pos < s.len() {
+        let Some(m) = SQL_START_RE.find_at(s, pos) else {
+            break;
+        };
+        // Right after a literal this scan replaced (`"…"delete from`) is right after `<STR>`
+        // in a second run, which skips it there.
+        if placeholder_before(s, m.start()) || e.replaced_up_to(m.start()) {
+            pos = m.end();
+            continue;
+        }
+        // A verb glued to a token-like run (`…2a0b4c-5d6e-SELECT *4 FROM`) is that run's tail:
+        // the token rule may take it with the run, and a second run would then start the
+        // statement at a later verb and find other literals. A statement starts apart.
+        if byte_before(s, m.start()).is_some_and(|b| matches!(b, b'-' | b'+' | b'/')) {
+            pos = next_char(s, m.start());
+            continue;
+        }
+        let end = sql_literals(s, m.start(), &mut e, hits);
+        pos = end.max(m.end());
+    }
+    e.finish()
+}
+
+fn is_sql_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.')
+}
+
+/// Scans one statement from `start`, replacing literals; returns where the statement ends.
+fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, hits: &mut u32) -> usize {
+    let b = s.as_bytes();
+    let mut i = start;
+    while i < b.len() {
+        match b[i] {
+            b';' | b'\n' => return i + 1,
+            b'\'' => {
+                let end = quoted_end(b, i, b'\'');
+                // Keep an N'…' / X'…' / E'…' prefix with the literal.
+                let lit_start = match (byte_before(s, i), byte_before(s, i.saturating_sub(1))) {
+                    (Some(p), before)
+                        if matches!(p, b'N' | b'n' | b'X' | b'x' | b'B' | b'b' | b'E' | b'e')
+                            && !before.is_some_and(is_sql_ident_byte) =>
+                    {
+                        i - 1
+                    }
+                    _ => i,
+                };
+                if replace_literal(s, lit_start, end, e, hits) {
+                    return end;
+                }
+                i = end;
+            }
+            b'"' => {
+                let end = quoted_end(b, i, b'"');
+                let closed = b.get(end.wrapping_sub(1)) == Some(&b'"') && end > i + 1;
+                // `= "password": "x"` is JSON after a statement, not a string: a SQL literal is
+                // never followed by `:`, and taking the key as one would hide it from the
+                // key/value rule, letting its value through.
+                // `::` after it is an IPv6 address (`""::a`), which becomes `<IP>` later.
+                let after = s[end..].trim_start_matches([' ', '\t']);
+                let json_key = after.starts_with(':') && !after.starts_with("::");
+                if sql_value_position(s, i) && !json_key {
+                    if replace_literal(s, i, end, e, hits) {
+                        return end;
+                    }
+                    i = end;
+                } else {
+                    // An unterminated name quote is just a character, not a skip to the end.
+                    i = if closed { end } else { i + 1 };
+                }
+            }
+            b'`' => {
+                let end = quoted_end(b, i, b'`');
+                let closed = b.get(end.wrapping_sub(1)) == Some(&b'`') && end > i + 1;
+                i = if closed { end } else { i + 1 };
+            }
+            b'0'..=b'9' => {
+                let prev = byte_before(s, i);
+                let mut j = i;
+                while j < b.len() && is_sql_ident_byte(b[j]) {
+                    j += 1;
+                }
+                let run = &s[i..j];
+                let numeric = is_sql_number(run);
+                let bound_param = prev.is_some_and(|p| matches!(p, b':' | b'@' | b'?'));
+                let next_ok = b.get(j).is_none_or(|&n| n != b':');
+                if numeric && !bound_param && next_ok && e.replace(i, j, NUM) {
+                    *hits += 1;
+                }
+                i = j;
+            }
+            x if is_sql_ident_byte(x) => {
+                while i < b.len() && is_sql_ident_byte(b[i]) {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// Replaces a quoted literal with `<STR>`, one per line it spans; whether it spans a line break.
+///
+/// The line breaks stay, so the rules that read line by line (a MyBatis parameter line, a
+/// statement ending at its line) see the same lines in a second run (`Parameters:("\n"(String)`
+/// must not become one line). For the same reason the statement ends with such a literal: a
+/// second run would end it at the line break.
+fn replace_literal(s: &str, start: usize, end: usize, e: &mut Edit<'_>, hits: &mut u32) -> bool {
+    let mut from = start;
+    for line in s[start..end].split_inclusive('\n') {
+        let text = line.strip_suffix('\n').unwrap_or(line);
+        if !text.is_empty() && e.replace(from, from + text.len(), STR) {
+            *hits += 1;
+        }
+        from += line.len();
+    }
+    from > start && s[start..end].contains('\n')
+}
+
+/// `42`, `3.14`, `1e9`: a numeric literal and nothing else (`10ms`, `t1`, `1.2.3` are not).
+fn is_sql_number(run: &str) -> bool {
+    let mut seen_dot = false;
+    let mut seen_exp = false;
+    let bytes = run.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'0'..=b'9' => {}
+            b'.' if !seen_dot && !seen_exp && i + 1 < bytes.len() => seen_dot = true,
+            b'e' | b'E' if !seen_exp && i > 0 && i + 1 < bytes.len() => seen_exp = true,
+            _ => return false,
+        }
+        i += 1;
+    }
+    !bytes.is_empty()
+}
+
+/// Whether a double-quoted token sits where a value goes (MySQL strings) rather than a name.
+fn sql_value_position(s: &str, quote: usize) -> bool {
+    let before = s[..quote].trim_end();
+    if PLACEHOLDERS.iter().any(|p| before.ends_with(p)) {
+        return false;
+    }
+    match before.bytes().last() {
+        Some(b'=' | b'<' | b'>' | b'(' | b',') => true,
+        Some(_) => {
+            let word = before
+                .rsplit(|ch: char| !ch.is_ascii_alphabetic())
+                .next()
+                .unwrap_or("");
+            ["like", "in", "values", "then", "else", "regexp"]
+                .iter()
+                .any(|w| word.eq_ignore_ascii_case(w))
+        }
+        None => false,
+    }
+}
+
+static DUPLICATE_ENTRY_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"(?i-u:duplicate entry) ('(?:[^'\\]|\\.)*'?)").expect("constant regex")
+});
+
+// The closing phrase must end where no later rule can take it into a host, an e-mail, a pod or
+// a token (`already exists.org`, `exists-x2k4m`): once that rule replaced it, a second run would
+// find the phrase further on and take the placeholder as part of a longer value. Nor may a
+// placeholder follow it (`exists.5` in a statement becomes `exists.<NUM>`). What follows is
+// spelled so that matching bytes ends where matching characters does (see `matcher`): an ASCII
+// byte outside the set, or a whole run of non-ASCII characters.
+static PG_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"Key \([^)\n]*\)=\(([^\n]*?)\) (?:already exists|is not present|conflicts)",
+        r"\.*(?:[\x00-\x7f&&[^A-Za-z0-9_.@%+/<\-]]|[^\x00-\x7f]+|\z)",
+    ))
+    .expect("constant regex")
+});
+
+static MYBATIS_PARAMS_RE: LazyLock<Matcher> =
+    LazyLock::new(|| Matcher::new(r"Parameters:[ \t]*([^\n]*)").expect("constant regex"));
+
+static MYBATIS_TYPE_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"\((String|Integer|Long|Short|Byte|Double|Float|BigDecimal|BigInteger|Boolean|",
+        r"Timestamp|Date|LocalDateTime|LocalDate|LocalTime|Time|Character|UUID|Instant|Object)\)",
+        r"(?:, |[ \t\r]*\z)"
+    ))
+    .expect("constant regex")
+});
+
+static HIBERNATE_BIND_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"binding parameter \[[0-9]+\] as \[([A-Z_]+)\] - \[([^\n]*)\]")
+        .expect("constant regex")
+});
+
+fn is_numeric_sql_type(t: &str) -> bool {
+    const NUMERIC: [&str; 16] = [
+        "Integer",
+        "Long",
+        "Short",
+        "Byte",
+        "Double",
+        "Float",
+        "BigDecimal",
+        "BigInteger",
+        "BIGINT",
+        "INTEGER",
+        "SMALLINT",
+        "TINYINT",
+        "NUMERIC",
+        "DECIMAL",
+        "DOUBLE",
+        "FLOAT",
+    ];
+    NUMERIC.contains(&t) || t == "REAL"
+}
+
+/// The four message forms can overlap (`Parameters: Duplicate entry '(String), …`): of two
+/// overlapping spans the later is dropped, and the regex match it was may have hidden another
+/// (a second `Duplicate entry '…'` inside the dropped quote). The next round of [`redact`], which
+/// runs this rule again after it changed a line, finds it.
+fn pass_sql_messages(s: &str, hits: &mut u32) -> Option<String> {
+    // Spans from the four message forms, merged into one ordered edit.
+    let mut spans: Vec<(usize, usize, &'static str)> = Vec::new();
+    for caps in DUPLICATE_ENTRY_RE.captures_iter(s) {
+        if let Some(v) = caps.get(1) {
+            spans.push((v.start(), v.end(), STR));
+        }
+    }
+    for caps in PG_KEY_RE.captures_iter(s) {
+        if let Some(v) = caps.get(1)
+            && !v.as_str().is_empty()
+            && !is_placeholder(v.as_str())
+        {
+            spans.push((v.start(), v.end(), STR));
+        }
+    }
+    for caps in MYBATIS_PARAMS_RE.captures_iter(s) {
+        let Some(rest) = caps.get(1) else { continue };
+        let base = rest.start();
+        let text = rest.as_str();
+        let mut prev_end = 0;
+        for t in MYBATIS_TYPE_RE.captures_iter(text) {
+            let (Some(whole), Some(ty)) = (t.get(0), t.get(1)) else {
+                continue;
+            };
+            let raw = &text[prev_end..whole.start()];
+            let value = raw.trim();
+            let lead = raw.len() - raw.trim_start().len();
+            if !value.is_empty()
+                && value != "null"
+                && ty.as_str() != "Boolean"
+                && !is_placeholder(value)
+            {
+                let start = base + prev_end + lead;
+                let ph = if is_numeric_sql_type(ty.as_str()) {
+                    NUM
+                } else {
+                    STR
+                };
+                spans.push((start, start + value.len(), ph));
+            }
+            prev_end = whole.end();
+        }
+    }
+    for caps in HIBERNATE_BIND_RE.captures_iter(s) {
+        let (Some(ty), Some(v)) = (caps.get(1), caps.get(2)) else {
+            continue;
+        };
+        if v.as_str().is_empty() || v.as_str() == "null" || is_placeholder(v.as_str()) {
+            continue;
+        }
+        let ph = if is_numeric_sql_type(ty.as_str()) {
+            NUM
+        } else {
+            STR
+        };
+        spans.push((v.start(), v.end(), ph));
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable();
+    let mut e = Edit::new(s);
+    for (start, end, ph) in spans {
+        if e.replace(start, end, ph) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+// ---------------------------------------------------------------------------------------------
+
+pub(crate) static STATEMENT: Rule = Rule {
+    id: "sql.statement",
+    class: RedactionClass::SqlLiteral,
+    placeholder: "<STR>/<NUM>",
+    description: "String and numeric literals inside a SELECT, INSERT, UPDATE, DELETE, REPLACE, MERGE or UPSERT statement.",
+    keywords: &[
+        "select", "insert", "update", "delete", "replace", "merge", "upsert",
+    ],
+    gate: always,
+    pass: pass_sql_statements,
+    matchers: &[&SQL_START_RE],
+    examples: &[
+        ex(
+            "slow query: SELECT * FROM orders WHERE user_id = 10086 AND status = 'PAID' LIMIT 10",
+            "slow query: SELECT * FROM orders WHERE user_id = <NUM> AND status = <STR> LIMIT <NUM>",
+        ),
+        ex(
+            "INSERT INTO audit (who, what) VALUES ('bob', \"login\")",
+            "INSERT INTO audit (who, what) VALUES (<STR>, <STR>)",
+        ),
+    ],
+    negatives: &[
+        "please select a plan from the list (3 options)",
+        "update available: v2.4.1 released 2026-11-30",
+    ],
+};
+
+pub(crate) static DRIVER_MESSAGE: Rule = Rule {
+    id: "sql.driver-message",
+    class: RedactionClass::SqlLiteral,
+    placeholder: "<STR>/<NUM>",
+    description: "Bound values quoted by MySQL (`Duplicate entry '…'`), PostgreSQL (`Key (…)=(…)`), MyBatis (`Parameters:`) and Hibernate (`binding parameter`).",
+    keywords: &[
+        "duplicate entry",
+        "parameters:",
+        "binding parameter",
+        "key (",
+    ],
+    gate: always,
+    pass: pass_sql_messages,
+    matchers: &[
+        &DUPLICATE_ENTRY_RE,
+        &PG_KEY_RE,
+        &MYBATIS_PARAMS_RE,
+        &MYBATIS_TYPE_RE,
+        &HIBERNATE_BIND_RE,
+    ],
+    examples: &[
+        ex(
+            "Duplicate entry 'bob@corp' for key 'users.uk_email'",
+            "Duplicate entry <STR> for key 'users.uk_email'",
+        ),
+        ex(
+            "==> Parameters: alice(String), 42(Integer)",
+            "==> Parameters: <STR>(String), <NUM>(Integer)",
+        ),
+    ],
+    negatives: &["Parameters: none", "duplicate entries were skipped"],
+};
+
+/// `IDENTIFIED BY 'x'`, `PASSWORD 'x'` and `PASSWORD('x')`: the password of user DDL, quoted or
+/// bare after `IDENTIFIED BY`.
+static USER_DDL_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        // `CREATE USER name IDENTIFIED BY`, `GRANT … TO name IDENTIFIED BY`.
+        r"(?-u:\b)(?i-u:user|to)[ \t]+[^ \t\r\n]+[ \t]+(?i-u:identified)[ \t]+(?i-u:by)(?:[ \t]+(?i-u:password))?[ \t]+",
+        r#"(?:'([^'\n]*)'?|"([^"\n]*)"?|([A-Za-z0-9_!@#$%^&*+.\-]+))"#,
+        r"|(?-u:\b)(?i-u:password)(?:[ \t]+|[ \t]*=?[ \t]*(?i-u:password)?[ \t]*\([ \t]*)'([^'\n]*)'?",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_user_ddl(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in USER_DDL_RE.captures_iter(s) {
+        let Some(v) = (1..=4).find_map(|g| caps.get(g)) else {
+            continue;
+        };
+        if v.as_str().is_empty() || is_placeholder(v.as_str()) {
+            continue;
+        }
+        if e.replace(v.start(), v.end(), SECRET) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static USER_DDL: Rule = Rule {
+    id: "sql.user-ddl",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "The password of CREATE/ALTER USER … IDENTIFIED BY, ALTER ROLE … PASSWORD and SET PASSWORD … PASSWORD('…').",
+    keywords: &["identified", "password"],
+    gate: always,
+    pass: pass_user_ddl,
+    matchers: &[&USER_DDL_RE],
+    examples: &[
+        ex(
+            "executing CREATE USER 'app'@'%' IDENTIFIED BY 'S3cr3t!x';",
+            "executing CREATE USER 'app'@'%' IDENTIFIED BY '<SECRET>';",
+        ),
+        ex(
+            "ALTER ROLE report WITH LOGIN PASSWORD 'md5abc123';",
+            "ALTER ROLE report WITH LOGIN PASSWORD '<SECRET>';",
+        ),
+    ],
+    negatives: &["user identified by badge", "password reset requested"],
+};

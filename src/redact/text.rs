@@ -1,0 +1,184 @@
+//! Text helpers every rule shares: the placeholders, a copy-on-first-edit string builder, and
+//! the boundary checks that treat a placeholder as the word it replaced (which is what keeps a
+//! second run from matching what the first refused).
+
+pub(crate) const SECRET: &str = "<SECRET>";
+pub(crate) const TOKEN: &str = "<TOKEN>";
+pub(crate) const HOST: &str = "<HOST>";
+pub(crate) const POD: &str = "<POD>";
+pub(crate) const PID: &str = "<PID>";
+pub(crate) const IP: &str = "<IP>";
+pub(crate) const EMAIL: &str = "<EMAIL>";
+pub(crate) const STR: &str = "<STR>";
+pub(crate) const NUM: &str = "<NUM>";
+pub(crate) const STACK: &str = "<STACK>";
+
+pub(crate) const PLACEHOLDERS: [&str; 10] =
+    [SECRET, TOKEN, HOST, POD, PID, IP, EMAIL, STR, NUM, STACK];
+
+/// Whether `s` is nothing but redaction output: one placeholder or several back to back. A later
+/// rule can put its placeholder right after an earlier one's (`password=x'y'` in a SQL statement
+/// gives `<SECRET><STR>`); taking that pair for a raw value would redact it again on a second run.
+pub(crate) fn is_placeholder(s: &str) -> bool {
+    let mut rest = s;
+    while !rest.is_empty() {
+        match PLACEHOLDERS.iter().find(|p| rest.starts_with(**p)) {
+            Some(p) => rest = &rest[p.len()..],
+            None => return false,
+        }
+    }
+    !s.is_empty()
+}
+
+/// A copy-on-first-edit string builder: a pass that finds nothing allocates nothing.
+pub(crate) struct Edit<'s> {
+    src: &'s str,
+    out: Option<String>,
+    last: usize,
+}
+
+impl<'s> Edit<'s> {
+    pub(crate) fn new(src: &'s str) -> Self {
+        Edit {
+            src,
+            out: None,
+            last: 0,
+        }
+    }
+
+    /// Replaces `src[start..end]`; spans must come in order and not overlap (others are ignored).
+    pub(crate) fn replace(&mut self, start: usize, end: usize, with: &str) -> bool {
+        if start < self.last
+            || end < start
+            || end > self.src.len()
+            || !self.src.is_char_boundary(start)
+            || !self.src.is_char_boundary(end)
+        {
+            return false;
+        }
+        let src = self.src;
+        let out = self
+            .out
+            .get_or_insert_with(|| String::with_capacity(src.len() + 16));
+        out.push_str(&src[self.last..start]);
+        out.push_str(with);
+        self.last = end;
+        true
+    }
+
+    /// Whether the last replacement ends at `i`: a placeholder will stand right before it.
+    pub(crate) fn replaced_up_to(&self, i: usize) -> bool {
+        self.out.is_some() && self.last == i
+    }
+
+    pub(crate) fn finish(self) -> Option<String> {
+        let mut out = self.out?;
+        out.push_str(&self.src[self.last..]);
+        Some(out)
+    }
+}
+
+pub(crate) fn byte_at(s: &str, i: usize) -> Option<u8> {
+    s.as_bytes().get(i).copied()
+}
+
+pub(crate) fn byte_before(s: &str, i: usize) -> Option<u8> {
+    i.checked_sub(1).and_then(|j| byte_at(s, j))
+}
+
+pub(crate) fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Whether a placeholder ends just before `i`: it stands where a word was, so boundary checks
+/// treat it as one (that keeps a second run from matching what the first one refused).
+pub(crate) fn placeholder_before(s: &str, i: usize) -> bool {
+    let head = s.as_bytes().get(..i).unwrap_or_default();
+    PLACEHOLDERS.iter().any(|p| head.ends_with(p.as_bytes()))
+}
+
+/// Whether `s[start..end]` lies inside a placeholder.
+pub(crate) fn inside_placeholder(s: &str, start: usize, end: usize) -> bool {
+    let b = s.as_bytes();
+    (start.saturating_sub(9)..=start.min(b.len().saturating_sub(1)))
+        .filter(|&k| b[k] == b'<')
+        .any(|k| {
+            PLACEHOLDERS
+                .iter()
+                .any(|p| b[k..].starts_with(p.as_bytes()) && k + p.len() >= end)
+        })
+}
+
+/// Whether a placeholder starts at `i` (see [`placeholder_before`]).
+pub(crate) fn placeholder_after(s: &str, i: usize) -> bool {
+    let tail = s.as_bytes().get(i..).unwrap_or_default();
+    PLACEHOLDERS.iter().any(|p| tail.starts_with(p.as_bytes()))
+}
+
+/// Index just past the placeholders that follow each other from `i` (`i` itself when none does).
+pub(crate) fn placeholders_at(s: &str, i: usize) -> usize {
+    let mut at = i;
+    while let Some(p) = PLACEHOLDERS.iter().find(|p| {
+        s.as_bytes()
+            .get(at..)
+            .is_some_and(|t| t.starts_with(p.as_bytes()))
+    }) {
+        at += p.len();
+    }
+    at
+}
+
+/// Index just past the character starting at `i` (for resuming a search after a reject).
+pub(crate) fn next_char(s: &str, i: usize) -> usize {
+    let mut j = i + 1;
+    while j < s.len() && !s.is_char_boundary(j) {
+        j += 1;
+    }
+    j
+}
+
+/// Index just past the closing `q` of a quoted run starting at `open` (backslash and doubled
+/// quotes escape); the end of input when unterminated.
+pub(crate) fn quoted_end(b: &[u8], open: usize, q: u8) -> usize {
+    let mut i = open + 1;
+    while i < b.len() {
+        if b[i] == b'\\' && q != b'`' {
+            i += 2;
+            continue;
+        }
+        if b[i] == q {
+            if b.get(i + 1) == Some(&q) {
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+pub(crate) fn ends_with_ci(s: &str, suffix: &str) -> bool {
+    s.len() >= suffix.len()
+        && s.as_bytes()[s.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+}
+
+/// Applies possibly overlapping spans: sorted by start, an overlapped later span is dropped.
+pub(crate) fn apply_spans(
+    s: &str,
+    mut spans: Vec<(usize, usize)>,
+    placeholder: &str,
+    hits: &mut u32,
+) -> Option<String> {
+    if spans.is_empty() {
+        return None;
+    }
+    spans.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    let mut e = Edit::new(s);
+    for (start, end) in spans {
+        if !is_placeholder(&s[start..end]) && e.replace(start, end, placeholder) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
