@@ -251,3 +251,22 @@ fn a_new_output_file_gets_the_umask_mode_and_an_existing_one_keeps_its_own() {
     let text = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
     assert!(text.starts_with("{\"status\":\"READY\""), "{text}");
 }
+
+#[test]
+fn a_context_on_standard_input_keeps_its_ledger_relative_to_the_current_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let context = r#"{"run_id":"r","status":"ACTIVE","authorized_tools":["rag"],
+        "now":"2026-11-29T10:00:00Z","ledger":"run.ledger.jsonl"}"#;
+    let call = || {
+        Aci::rag("-", "c1", "q")
+            .arg(fixture("rag/first-call.json"))
+            .stdin(context)
+            .current_dir(dir.path())
+            .run()
+    };
+    assert_eq!(call().code, 0);
+    let ledger = std::fs::read_to_string(dir.path().join("run.ledger.jsonl")).unwrap();
+    assert_eq!(ledger.lines().count(), 1);
+    // The ledger is the run's: the same call id again is a duplicate.
+    assert_eq!(call().error_code(), "DUPLICATE_TOOL_CALL");
+}
