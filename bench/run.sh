@@ -14,6 +14,29 @@
 # Inputs are generated deterministically into $BENCH_DIR (default /tmp/aciproj-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The tools first, before anything is built or the ~1.4 GB of inputs is generated: a missing
+# one is reported with what to install, and nothing is written.
+missing=()
+need() { # COMMAND WHAT-TO-INSTALL
+  command -v "$1" >/dev/null 2>&1 || missing+=("$1: $2")
+}
+need cargo "a Rust toolchain (https://rustup.rs)"
+need hyperfine "hyperfine (cargo install hyperfine, or apt-get install hyperfine)"
+need python3 "Python 3 (apt-get install python3)"
+[ -x /usr/bin/time ] || missing+=("/usr/bin/time: GNU time, for peak RSS (apt-get install time)")
+if [ $# -ge 1 ]; then
+  [ -d "$1" ] || missing+=("$1: the Loghub-2k folder (data/loghub_2k of logpai/logparser)")
+  if ! "${DRAIN3_PYTHON:-python3}" -c 'import drain3' >/dev/null 2>&1; then
+    missing+=("drain3 for ${DRAIN3_PYTHON:-python3}: pip install drain3 (or set DRAIN3_PYTHON)")
+  fi
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bench/run.sh: missing, install first (nothing was generated):" >&2
+  printf '  %s\n' "${missing[@]}" >&2
+  exit 1
+fi
+
 dir=${BENCH_DIR:-/tmp/aciproj-bench}
 mkdir -p "$dir"
 cargo build --release -q --bin aciproj --example floor --example gen_mock_logs

@@ -34,34 +34,34 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Re-run a captured incident''s calls in order through one fresh in-memory ledger')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names')
             [CompletionResult]::new('ledger', 'ledger', [CompletionResultType]::ParameterValue, 'Audit a ledger file: is its hash chain intact?')
-            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print the help of aciproj or of one of its subcommands')
             break
         }
         'aciproj;rag' {
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds; `-` reads it from standard input (RESPONSE must then be a file)')
             [CompletionResult]::new('--call-id', '--call-id', [CompletionResultType]::ParameterName, 'The framework''s tool call id, echoed byte for byte (at most 128 bytes)')
             [CompletionResult]::new('--run-id', '--run-id', [CompletionResultType]::ParameterName, 'The run the caller believes it is in; must equal the context''s run_id [default: the context''s run_id]')
             [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'The agent''s query, passed through unchanged')
-            [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Which view of the call to print')
+            [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Which view of the call to print; not with `--format mcp`, which carries its own [default: envelope]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How to wrap the view: plain JSON, or an MCP CallToolResult')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]')
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Indent the JSON [default: compact, one line]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aciproj;logs' {
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds; `-` reads it from standard input (RESPONSE must then be a file)')
             [CompletionResult]::new('--call-id', '--call-id', [CompletionResultType]::ParameterName, 'The framework''s tool call id, echoed byte for byte (at most 128 bytes)')
             [CompletionResult]::new('--run-id', '--run-id', [CompletionResultType]::ParameterName, 'The run the caller believes it is in; must equal the context''s run_id [default: the context''s run_id]')
             [CompletionResult]::new('--topic', '--topic', [CompletionResultType]::ParameterName, 'The logical log topic (e.g. application-logs), at most 128 bytes')
             [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'The agent''s query, passed through unchanged')
             [CompletionResult]::new('--lookback-minutes', '--lookback-minutes', [CompletionResultType]::ParameterName, 'How far back the window reaches from the run''s `now`, 1 to 10080 [default: 60]')
-            [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Which view of the call to print')
+            [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Which view of the call to print; not with `--format mcp`, which carries its own [default: envelope]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How to wrap the view: plain JSON, or an MCP CallToolResult')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]')
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Indent the JSON [default: compact, one line]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -69,27 +69,27 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
         }
         'aciproj;patterns' {
             [CompletionResult]::new('--assign', '--assign', [CompletionResultType]::ParameterName, 'Print one line per input line instead: the pattern that line was folded into (as a JSON string), for scoring grouping quality [default: one JSON object per pattern]')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aciproj;redact' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Treat each line as JSON: redact its string values, keep keys, numbers, booleans and structure byte for byte (a line that is not JSON is redacted as text) [default: text]')
             [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Print one JSON object of counts per class and per rule id on standard error at the end')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aciproj;rules' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per rule and line (id, class, placeholder, description, keywords, examples, negatives) [default: a table]')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aciproj;check' {
             [CompletionResult]::new('--update', '--update', [CompletionResultType]::ParameterName, 'Rewrite each case''s expect.output with the actual output, keeping its other fields [default: off, only compare]')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aciproj;replay' {
@@ -105,62 +105,20 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             break
         }
         'aciproj;ledger' {
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every record links to the one before it, and report the first that does not')
             break
         }
         'aciproj;ledger;verify' {
             [CompletionResult]::new('--head', '--head', [CompletionResultType]::ParameterName, 'Also require this record hash (a `ledger_head` the harness was handed) to be in the chain, so records cut off the end after it are caught; says how many records follow it [default: no head required]')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aciproj;help' {
-            [CompletionResult]::new('rag', 'rag', [CompletionResultType]::ParameterValue, 'Project a captured RAG knowledge-search response into the RAG contract')
-            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Project a captured Mock log-query response into the logs contract')
-            [CompletionResult]::new('patterns', 'patterns', [CompletionResultType]::ParameterValue, 'Fold raw log lines into redacted patterns (one message per line)')
-            [CompletionResult]::new('redact', 'redact', [CompletionResultType]::ParameterValue, 'Redact any log stream line by line with the same rule catalogue as the logs timeline')
-            [CompletionResult]::new('rules', 'rules', [CompletionResultType]::ParameterValue, 'Print the redaction rule catalogue: each rule''s id, class, placeholder, description, examples and negatives')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run fixture cases (*.case.json) in-process and compare each output with its expectation')
-            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Re-run a captured incident''s calls in order through one fresh in-memory ledger')
-            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names')
-            [CompletionResult]::new('ledger', 'ledger', [CompletionResultType]::ParameterValue, 'Audit a ledger file: is its hash chain intact?')
-            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
-            break
-        }
-        'aciproj;help;rag' {
-            break
-        }
-        'aciproj;help;logs' {
-            break
-        }
-        'aciproj;help;patterns' {
-            break
-        }
-        'aciproj;help;redact' {
-            break
-        }
-        'aciproj;help;rules' {
-            break
-        }
-        'aciproj;help;check' {
-            break
-        }
-        'aciproj;help;replay' {
-            break
-        }
-        'aciproj;help;schema' {
-            break
-        }
-        'aciproj;help;ledger' {
-            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every record links to the one before it, and report the first that does not')
-            break
-        }
-        'aciproj;help;ledger;verify' {
-            break
-        }
-        'aciproj;help;help' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
     })

@@ -31,56 +31,56 @@ set edit:completion:arg-completer[aciproj] = {|@words|
             cand replay 'Re-run a captured incident''s calls in order through one fresh in-memory ledger'
             cand schema 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names'
             cand ledger 'Audit a ledger file: is its hash chain intact?'
-            cand help 'Print this message or the help of the given subcommand(s)'
+            cand help 'Print the help of aciproj or of one of its subcommands'
         }
         &'aciproj;rag'= {
-            cand --context 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds'
+            cand --context 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds; `-` reads it from standard input (RESPONSE must then be a file)'
             cand --call-id 'The framework''s tool call id, echoed byte for byte (at most 128 bytes)'
             cand --run-id 'The run the caller believes it is in; must equal the context''s run_id [default: the context''s run_id]'
             cand --query 'The agent''s query, passed through unchanged'
-            cand --view 'Which view of the call to print'
+            cand --view 'Which view of the call to print; not with `--format mcp`, which carries its own [default: envelope]'
             cand --format 'How to wrap the view: plain JSON, or an MCP CallToolResult'
-            cand -o 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]'
-            cand --output 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]'
+            cand -o 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]'
+            cand --output 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]'
             cand --pretty 'Indent the JSON [default: compact, one line]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;logs'= {
-            cand --context 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds'
+            cand --context 'The run context file (JSON): run id, status, authorized tools, clock, budget, bounds; `-` reads it from standard input (RESPONSE must then be a file)'
             cand --call-id 'The framework''s tool call id, echoed byte for byte (at most 128 bytes)'
             cand --run-id 'The run the caller believes it is in; must equal the context''s run_id [default: the context''s run_id]'
             cand --topic 'The logical log topic (e.g. application-logs), at most 128 bytes'
             cand --query 'The agent''s query, passed through unchanged'
             cand --lookback-minutes 'How far back the window reaches from the run''s `now`, 1 to 10080 [default: 60]'
-            cand --view 'Which view of the call to print'
+            cand --view 'Which view of the call to print; not with `--format mcp`, which carries its own [default: envelope]'
             cand --format 'How to wrap the view: plain JSON, or an MCP CallToolResult'
-            cand -o 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]'
-            cand --output 'Write the JSON to FILE atomically (temporary file + rename) [default: standard output]'
+            cand -o 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]'
+            cand --output 'Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask''s mode, an existing one keeps its own); `-` is standard output [default: standard output]'
             cand --pretty 'Indent the JSON [default: compact, one line]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;patterns'= {
             cand --assign 'Print one line per input line instead: the pattern that line was folded into (as a JSON string), for scoring grouping quality [default: one JSON object per pattern]'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;redact'= {
             cand --json 'Treat each line as JSON: redact its string values, keep keys, numbers, booleans and structure byte for byte (a line that is not JSON is redacted as text) [default: text]'
             cand --stats 'Print one JSON object of counts per class and per rule id on standard error at the end'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;rules'= {
             cand --json 'One JSON object per rule and line (id, class, placeholder, description, keywords, examples, negatives) [default: a table]'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;check'= {
             cand --update 'Rewrite each case''s expect.output with the actual output, keeping its other fields [default: off, only compare]'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;replay'= {
             cand --view 'Which view of each call to print, one compact JSON line per call'
@@ -93,49 +93,18 @@ set edit:completion:arg-completer[aciproj] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;ledger'= {
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand verify 'Check that every record links to the one before it, and report the first that does not'
         }
         &'aciproj;ledger;verify'= {
             cand --head 'Also require this record hash (a `ledger_head` the harness was handed) to be in the chain, so records cut off the end after it are caught; says how many records follow it [default: no head required]'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;help'= {
-            cand rag 'Project a captured RAG knowledge-search response into the RAG contract'
-            cand logs 'Project a captured Mock log-query response into the logs contract'
-            cand patterns 'Fold raw log lines into redacted patterns (one message per line)'
-            cand redact 'Redact any log stream line by line with the same rule catalogue as the logs timeline'
-            cand rules 'Print the redaction rule catalogue: each rule''s id, class, placeholder, description, examples and negatives'
-            cand check 'Run fixture cases (*.case.json) in-process and compare each output with its expectation'
-            cand replay 'Re-run a captured incident''s calls in order through one fresh in-memory ledger'
-            cand schema 'Print the JSON Schema (draft 2020-12) of a contract, or list the contract names'
-            cand ledger 'Audit a ledger file: is its hash chain intact?'
-            cand help 'Print this message or the help of the given subcommand(s)'
-        }
-        &'aciproj;help;rag'= {
-        }
-        &'aciproj;help;logs'= {
-        }
-        &'aciproj;help;patterns'= {
-        }
-        &'aciproj;help;redact'= {
-        }
-        &'aciproj;help;rules'= {
-        }
-        &'aciproj;help;check'= {
-        }
-        &'aciproj;help;replay'= {
-        }
-        &'aciproj;help;schema'= {
-        }
-        &'aciproj;help;ledger'= {
-            cand verify 'Check that every record links to the one before it, and report the first that does not'
-        }
-        &'aciproj;help;ledger;verify'= {
-        }
-        &'aciproj;help;help'= {
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
     ]
     $completions[$command]

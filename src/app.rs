@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 
 use crate::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
 use crate::cli::{
-    CallArgs, CheckArgs, Cli, Command, LedgerCommand, LedgerVerifyArgs, OutputArgs, PatternsArgs,
-    RedactArgs, ReplayArgs, RulesArgs, SchemaArgs,
+    CallArgs, CheckArgs, Cli, Command, Format, LedgerCommand, LedgerVerifyArgs, OutputArgs,
+    PatternsArgs, RedactArgs, ReplayArgs, RulesArgs, SchemaArgs,
 };
 use crate::context::RunContext;
-use crate::error::{ErrorCode, ToolError, exit};
+use crate::error::{ErrorCode, ToolError, exit, os_reason};
 use crate::render;
 
 /// Runs the command, turning a panic into a safe internal error (exit 1).
@@ -64,6 +64,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Ledger(args) => match args.command {
             LedgerCommand::Verify(args) => ledger_verify(&args),
         },
+        Command::Help(args) => help(&args.command),
     }
 }
 
@@ -86,6 +87,24 @@ fn ledger_verify(args: &LedgerVerifyArgs) -> u8 {
     }
 }
 
+/// `help [COMMAND…]`: the long help of aciproj or of the named subcommand, on stdout.
+fn help(path: &[String]) -> u8 {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut target = &mut cmd;
+    for name in path {
+        if target.find_subcommand(name).is_none() {
+            return usage_error("help", &format!("no such command: `{name}`"));
+        }
+        target = target.find_subcommand_mut(name).expect("looked up above");
+    }
+    match target.print_long_help() {
+        Ok(()) => exit::READY,
+        Err(_) => exit::INPUT,
+    }
+}
+
 /// `check`: 0 when every case passed, 1 otherwise.
 fn check(args: CheckArgs) -> u8 {
     let options = crate::check::CheckOptions {
@@ -96,8 +115,8 @@ fn check(args: CheckArgs) -> u8 {
     match crate::check::run(&options, &mut stdout) {
         Ok(summary) if summary.failed == 0 => exit::READY,
         Ok(_) => exit::CASES_FAILED,
-        Err(_) => {
-            eprintln!("aciproj: check: cannot write the report");
+        Err(e) => {
+            eprintln!("aciproj: check: cannot write the report: {}", os_reason(&e));
             exit::CASES_FAILED
         }
     }
@@ -150,12 +169,47 @@ fn schema(args: SchemaArgs) -> u8 {
     }
 }
 
+/// Whether a path argument names a standard stream.
+fn is_stream(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// A usage error found after parsing (exit 2), printed the way clap prints its own, with the
+/// subcommand's usage line.
+fn usage_error(subcommand: &str, message: &str) -> u8 {
+    use clap::CommandFactory;
+    let mut cmd = crate::cli::Cli::command();
+    cmd.build();
+    let kind = clap::error::ErrorKind::ArgumentConflict;
+    let e = match cmd.find_subcommand_mut(subcommand) {
+        Some(sub) => sub.error(kind, message),
+        None => cmd.error(kind, message),
+    };
+    let _ = e.print();
+    exit::USAGE
+}
+
 fn tool_call(
     args: CallArgs,
     request: ToolRequest,
     response: Option<&Path>,
     out: &OutputArgs,
 ) -> u8 {
+    let context_on_stdin = is_stream(&args.context);
+    let response_on_stdin = response.is_none_or(is_stream);
+    if context_on_stdin && response_on_stdin {
+        return usage_error(
+            request.tool().name(),
+            "`--context -` reads the run context from standard input, so RESPONSE must be a file",
+        );
+    }
+    if out.format == Format::Mcp && out.view.is_some() {
+        return usage_error(
+            request.tool().name(),
+            "`--format mcp` always carries the model observation and the control view; \
+             leave out `--view`",
+        );
+    }
     let tool = request.tool();
     let call = ToolCall {
         tool_call_id: args.call_id,
@@ -168,39 +222,54 @@ fn tool_call(
     };
     // The output file is prepared before the call so an unwritable destination fails before a
     // record is appended to the ledger.
-    let staged = match out.output.as_deref().map(StagedOutput::create).transpose() {
+    let target = out.output.as_deref().filter(|p| !is_stream(p));
+    let staged = match target.map(StagedOutput::create).transpose() {
         Ok(s) => s,
         Err(e) => return deliver(&failed(e, None), out, None),
     };
-    let context = match RunContext::load(&args.context) {
+    let context = if context_on_stdin {
+        // A ledger named by a context on standard input is relative to the current folder.
+        RunContext::load_reader(std::io::stdin().lock(), Path::new(""))
+    } else {
+        RunContext::load(&args.context)
+    };
+    let context = match context {
         Ok(c) => c,
         Err(e) => return deliver(&failed(e, None), out, staged),
     };
     let mut boundary = ToolBoundary::new(context);
     let legacy = match response {
-        None => LegacySource::Stdin,
-        Some(p) if p == Path::new("-") => LegacySource::Stdin,
-        Some(p) => LegacySource::File(p),
+        Some(p) if !is_stream(p) => LegacySource::File(p),
+        _ => LegacySource::Stdin,
     };
     let outcome = boundary.execute(&call, legacy);
     deliver(&outcome, out, staged)
 }
 
+/// The one-line diagnostic of a failed call: the operator's detail (a path and the operating
+/// system's reason, a position) when the failing layer had one, else the safe code and message.
+fn diagnose(e: &ToolError) {
+    match e.diagnostic() {
+        Some(d) => eprintln!("aciproj: {d}"),
+        None => eprintln!("aciproj: {}: {}", e.code(), e.message()),
+    }
+}
+
 /// Writes the outcome and returns its exit code.
 fn deliver(outcome: &CallOutcome, out: &OutputArgs, staged: Option<StagedOutput>) -> u8 {
-    let doc = render::document(outcome, out.view, out.format);
+    let doc = render::document(outcome, out.view.unwrap_or_default(), out.format);
     let text = render::to_text(&doc, out.pretty);
     if let Err(e) = outcome.result() {
-        eprintln!("aciproj: {}: {}", e.code(), e.message());
+        diagnose(e);
     }
     match staged {
         None => {
             let mut stdout = std::io::stdout().lock();
-            if stdout
+            if let Err(e) = stdout
                 .write_all(text.as_bytes())
                 .and_then(|()| stdout.flush())
-                .is_err()
             {
+                eprintln!("aciproj: cannot write standard output: {}", os_reason(&e));
                 return exit::INPUT;
             }
             outcome.exit_code()
@@ -208,7 +277,7 @@ fn deliver(outcome: &CallOutcome, out: &OutputArgs, staged: Option<StagedOutput>
         Some(staged) => match staged.commit(text.as_bytes()) {
             Ok(()) => outcome.exit_code(),
             Err(e) => {
-                eprintln!("aciproj: {}: {}", e.code(), e.message());
+                diagnose(&e);
                 exit::INPUT
             }
         },
@@ -216,31 +285,48 @@ fn deliver(outcome: &CallOutcome, out: &OutputArgs, staged: Option<StagedOutput>
 }
 
 /// An output file written atomically: a temporary file beside the target, renamed into place.
+/// A new file gets the mode the umask gives any new file; an existing file keeps its own.
 struct StagedOutput {
     temp: tempfile::NamedTempFile,
     target: PathBuf,
 }
 
-fn unwritable() -> ToolError {
+fn unwritable(target: &Path, reason: &str) -> ToolError {
     ToolError::new(
         ErrorCode::OutputUnwritable,
         "the output file cannot be written",
     )
+    .with_diagnostic(format!(
+        "cannot write the output file {}: {reason}",
+        target.display()
+    ))
 }
 
 impl StagedOutput {
     fn create(target: &Path) -> Result<Self, ToolError> {
+        let fail = |e: std::io::Error| unwritable(target, &os_reason(&e));
         let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        if target.is_dir() {
-            return Err(unwritable());
+        let existing = match std::fs::metadata(target) {
+            Ok(m) if m.is_dir() => return Err(unwritable(target, "Is a directory")),
+            Ok(m) => Some(m.permissions()),
+            Err(_) => None,
+        };
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".aciproj-");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // Passed to open(2), so the umask applies, as it would to any new file.
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
         }
-        let temp = tempfile::Builder::new()
-            .prefix(".aciproj-")
-            .tempfile_in(dir)
-            .map_err(|_| unwritable())?;
+        let temp = builder.tempfile_in(dir).map_err(fail)?;
+        if let Some(permissions) = existing {
+            // Exactly the target's mode, not masked: replacing the file must not change it.
+            temp.as_file().set_permissions(permissions).map_err(fail)?;
+        }
         Ok(Self {
             temp,
             target: target.to_owned(),
@@ -248,9 +334,11 @@ impl StagedOutput {
     }
 
     fn commit(mut self, bytes: &[u8]) -> Result<(), ToolError> {
-        self.temp.write_all(bytes).map_err(|_| unwritable())?;
-        self.temp.as_file().sync_all().map_err(|_| unwritable())?;
-        self.temp.persist(&self.target).map_err(|_| unwritable())?;
+        let target = self.target.clone();
+        let fail = |e: std::io::Error| unwritable(&target, &os_reason(&e));
+        self.temp.write_all(bytes).map_err(fail)?;
+        self.temp.as_file().sync_all().map_err(fail)?;
+        self.temp.persist(&self.target).map_err(|e| fail(e.error))?;
         Ok(())
     }
 }
@@ -262,8 +350,12 @@ fn patterns_command(args: &PatternsArgs) -> u8 {
         Some(p) if p == Path::new("-") => Box::new(std::io::stdin().lock()),
         Some(p) => match std::fs::File::open(p) {
             Ok(f) => Box::new(f),
-            Err(_) => {
-                eprintln!("aciproj: the log file cannot be read");
+            Err(e) => {
+                eprintln!(
+                    "aciproj: cannot read the log file {}: {}",
+                    p.display(),
+                    os_reason(&e)
+                );
                 return exit::INPUT;
             }
         },
@@ -276,8 +368,15 @@ fn patterns_command(args: &PatternsArgs) -> u8 {
     };
     match written.and_then(|()| stdout.flush()) {
         Ok(()) => exit::READY,
-        Err(_) => {
-            eprintln!("aciproj: the log lines could not be read or the patterns not written");
+        Err(e) => {
+            let what = match args.file.as_deref().filter(|p| !is_stream(p)) {
+                Some(p) => format!("the log file {}", p.display()),
+                None => "standard input".to_owned(),
+            };
+            eprintln!(
+                "aciproj: cannot read {what} or write the patterns: {}",
+                os_reason(&e)
+            );
             exit::INPUT
         }
     }
@@ -321,15 +420,6 @@ fn redact_command(args: &RedactArgs) -> u8 {
             eprintln!("aciproj: cannot write standard output: {}", os_reason(&e));
             exit::INPUT
         }
-    }
-}
-
-/// The operating system's reason, without the "(os error N)" tail.
-fn os_reason(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error") {
-        Some(at) => text[..at].to_owned(),
-        None => text,
     }
 }
 

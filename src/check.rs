@@ -30,6 +30,7 @@ use crate::boundary::{CallOutcome, LedgerStore, LegacySource, ToolBoundary};
 use crate::cli::{Format, View};
 use crate::context::RunContext;
 use crate::contracts::Tool;
+use crate::error::{ErrorCode, os_reason};
 use crate::render;
 
 /// The largest case file read.
@@ -44,6 +45,7 @@ const MAX_WALK_DEPTH: usize = 64;
 /// One fixture case: a call and what it must give.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = crate::schema::case_transform)]
 pub struct Case {
     /// What the case shows, e.g. "rag: duplicate documents keep the first".
     pub name: String,
@@ -107,18 +109,18 @@ pub struct Expectation {
 /// What went wrong with a case file before or around its call.
 #[derive(Debug, thiserror::Error)]
 pub enum CaseError {
-    /// The file could not be read (missing, a directory, unreadable).
+    /// The file could not be read (missing, a directory, unreadable): the OS's reason.
     #[error("cannot read the case file: {0}")]
-    Unreadable(std::io::ErrorKind),
+    Unreadable(String),
     /// The file is larger than a case can be.
     #[error("the case file is larger than 16 MiB")]
     TooLarge,
     /// The file is not a valid case.
     #[error("not a valid case: {0}")]
     Invalid(String),
-    /// `expect.output` could not be rewritten.
+    /// `expect.output` could not be rewritten: the OS's reason.
     #[error("cannot rewrite the case file: {0}")]
-    Unwritable(std::io::ErrorKind),
+    Unwritable(String),
 }
 
 /// What `check` should do.
@@ -148,6 +150,9 @@ pub struct CaseRun {
     pub output: Value,
     /// The document as the CLI prints it (compact, newline-terminated).
     pub text: String,
+    /// What the call gave, whatever the view: READY, or ERROR with its code, its safe message
+    /// and the operator diagnostic when there is one (a path and the reason, a position).
+    pub gave: Result<(), (ErrorCode, String, Option<String>)>,
 }
 
 /// Reads and parses a case file.
@@ -158,14 +163,14 @@ pub fn load_case(path: &Path) -> Result<Case, CaseError> {
 }
 
 fn read_capped(path: &Path) -> Result<Vec<u8>, CaseError> {
-    let meta = std::fs::metadata(path).map_err(|e| CaseError::Unreadable(e.kind()))?;
+    let meta = std::fs::metadata(path).map_err(|e| CaseError::Unreadable(os_reason(&e)))?;
     if meta.is_dir() {
-        return Err(CaseError::Unreadable(std::io::ErrorKind::IsADirectory));
+        return Err(CaseError::Unreadable("Is a directory".to_owned()));
     }
     if meta.len() > MAX_CASE_BYTES {
         return Err(CaseError::TooLarge);
     }
-    std::fs::read(path).map_err(|e| CaseError::Unreadable(e.kind()))
+    std::fs::read(path).map_err(|e| CaseError::Unreadable(os_reason(&e)))
 }
 
 /// Runs a case's call in-process; `base` is the case file's folder.
@@ -224,15 +229,44 @@ pub fn run_case(case: &Case, base: &Path) -> Result<CaseRun, CaseError> {
     };
     let output = render::document(&outcome, request.view, request.format.unwrap_or_default());
     let text = render::to_text(&output, false);
+    let gave = match outcome.result() {
+        Ok(_) => Ok(()),
+        Err(e) => Err((
+            e.code(),
+            e.message().to_owned(),
+            e.diagnostic().map(str::to_owned),
+        )),
+    };
     Ok(CaseRun {
         exit_code: outcome.exit_code(),
         output,
         text,
+        gave,
     })
 }
 
-/// Compares a run with a case's expectation; returns one line per problem.
+/// Compares a run with a case's expectation; returns one line per problem, and when there is any,
+/// a last line saying what the call actually gave (status, error code and message), so a failure
+/// reads as its cause and not only as "exit code: expected 0, actual 3".
 pub fn compare(case: &Case, run: &CaseRun) -> Vec<String> {
+    let mut problems = differences(case, run);
+    if !problems.is_empty() {
+        problems.push(match &run.gave {
+            Ok(()) => "the call gave: status READY".to_owned(),
+            Err((code, message, diagnostic)) => format!(
+                "the call gave: status ERROR, code {code}, message {}{}",
+                shown(&Value::String(message.clone())),
+                diagnostic
+                    .as_ref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
+            ),
+        });
+    }
+    problems
+}
+
+fn differences(case: &Case, run: &CaseRun) -> Vec<String> {
     let mut problems = Vec::new();
     if case.expect.exit_code != run.exit_code {
         problems.push(format!(
@@ -460,11 +494,11 @@ fn update_output(path: &Path, output: &Value) -> Result<(), CaseError> {
     let mut temp = tempfile::Builder::new()
         .prefix(".aciproj-case-")
         .tempfile_in(dir)
-        .map_err(|e| CaseError::Unwritable(e.kind()))?;
+        .map_err(|e| CaseError::Unwritable(os_reason(&e)))?;
     temp.write_all(text.as_bytes())
-        .map_err(|e| CaseError::Unwritable(e.kind()))?;
+        .map_err(|e| CaseError::Unwritable(os_reason(&e)))?;
     temp.persist(path)
-        .map_err(|e| CaseError::Unwritable(e.error.kind()))?;
+        .map_err(|e| CaseError::Unwritable(os_reason(&e.error)))?;
     Ok(())
 }
 

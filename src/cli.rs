@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 
 /// Exit codes, as printed at the end of `--help`.
 pub const EXIT_CODES_HELP: &str = "\
@@ -17,11 +17,17 @@ Exit codes:
   2  usage error
   3  preflight rejected the call; the legacy response was not read
   4  ERROR from the legacy response or the projector (failure flag, malformed, unusable)
-  5  the tool's own input is unusable: run context, ledger or output not readable/writable";
+  5  the tool's own input is unusable: run context, response path, ledger or output";
 
 /// The boundary between an LLM agent and legacy ops tools: bounded, redacted, citable evidence.
 #[derive(Debug, Parser)]
-#[command(name = "aciproj", version, after_help = EXIT_CODES_HELP)]
+#[command(
+    name = "aciproj",
+    version,
+    after_help = EXIT_CODES_HELP,
+    after_long_help = with_examples(EXIT_CODES_HELP, TOP_EXAMPLES),
+    disable_help_subcommand = true
+)]
 #[command(
     long_about = "aciproj reads a captured legacy response (a RAG knowledge search, a Mock log \
 query) and a run context, runs the boundary's preflight checks (run ownership, authorization, \
@@ -39,47 +45,205 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Project a captured RAG knowledge-search response into the RAG contract.
-    #[command(after_help = EXIT_CODES_HELP)]
+    ///
+    /// Reads the run context and, once preflight admits the call, the captured response (either
+    /// legacy shape: the context-pack object or the older bare array), and prints the bounded
+    /// evidence (document id, source, title, breadcrumb, an exact excerpt) or a safe error. Scores,
+    /// traces and full document bodies never reach the output.
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        after_long_help = with_examples(EXIT_CODES_HELP, RAG_EXAMPLES)
+    )]
     Rag(RagArgs),
     /// Project a captured Mock log-query response into the logs contract.
-    #[command(after_help = EXIT_CODES_HELP)]
+    ///
+    /// Streams the `logs` array entry by entry, redacts every message (secrets, tokens, hosts,
+    /// pods, IPs, e-mail addresses, SQL literals, stacks) before templating or cutting it, folds
+    /// the entries into patterns and picks a bounded timeline. The scope echoes the request, with
+    /// the window `[now - lookback, now]` on the run's clock.
+    #[command(
+        after_help = EXIT_CODES_HELP,
+        after_long_help = with_examples(EXIT_CODES_HELP, LOGS_EXAMPLES)
+    )]
     Logs(LogsArgs),
     /// Fold raw log lines into redacted patterns (one message per line).
-    #[command(after_help = PATTERNS_EXIT_HELP)]
+    ///
+    /// Uses the same redactor and template miner as `logs` on plain text, and prints one JSON
+    /// object per pattern sorted by count, or with `--assign` one line per input line.
+    #[command(
+        after_help = PATTERNS_EXIT_HELP,
+        after_long_help = with_examples(PATTERNS_EXIT_HELP, PATTERNS_EXAMPLES)
+    )]
     Patterns(PatternsArgs),
     /// Redact any log stream line by line with the same rule catalogue as the logs timeline.
-    #[command(after_help = REDACT_EXIT_HELP)]
+    ///
+    /// Writes every input line redacted, in order, line for line (empty lines kept, invalid
+    /// UTF-8 replaced); memory stays flat however long the stream.
+    #[command(
+        after_help = REDACT_EXIT_HELP,
+        after_long_help = with_examples(REDACT_EXIT_HELP, REDACT_EXAMPLES)
+    )]
     Redact(RedactArgs),
     /// Print the redaction rule catalogue: each rule's id, class, placeholder, description,
     /// examples and negatives.
-    #[command(after_help = RULES_EXIT_HELP)]
+    ///
+    /// The same catalogue `logs`, `patterns` and `redact` apply; every example it prints holds
+    /// through `aciproj redact`.
+    #[command(
+        after_help = RULES_EXIT_HELP,
+        after_long_help = with_examples(RULES_EXIT_HELP, RULES_EXAMPLES)
+    )]
     Rules(RulesArgs),
     /// Run fixture cases (*.case.json) in-process and compare each output with its expectation.
-    #[command(after_help = CHECK_EXIT_HELP)]
+    ///
+    /// Each case is one call (tool, request, context, captured response) and what it must give.
+    /// Prints `ok` or `FAIL` per case, for a failure the differences as JSON pointers and what the
+    /// call gave (status, error code, message), and ends with `N passed, M failed`.
+    #[command(
+        after_help = CHECK_EXIT_HELP,
+        after_long_help = with_examples(CHECK_EXIT_HELP, CHECK_EXAMPLES)
+    )]
     Check(CheckArgs),
     /// Re-run a captured incident's calls in order through one fresh in-memory ledger.
-    #[command(after_help = REPLAY_EXIT_HELP)]
+    ///
+    /// The incident folder holds `context.json` and `calls.jsonl`. Duplicates and budgets behave
+    /// as in the original run; one JSON line per call goes to standard output and a summary
+    /// table to standard error. The context's own ledger file is never touched.
+    #[command(
+        after_help = REPLAY_EXIT_HELP,
+        after_long_help = with_examples(REPLAY_EXIT_HELP, REPLAY_EXAMPLES)
+    )]
     Replay(ReplayArgs),
     /// Print the JSON Schema (draft 2020-12) of a contract, or list the contract names.
-    #[command(after_help = SCHEMA_EXIT_HELP)]
+    ///
+    /// The schemas are generated from the types that serialize the outputs, so they cannot
+    /// drift from what aciproj prints.
+    #[command(
+        after_help = SCHEMA_EXIT_HELP,
+        after_long_help = with_examples(SCHEMA_EXIT_HELP, SCHEMA_EXAMPLES)
+    )]
     Schema(SchemaArgs),
     /// Audit a ledger file: is its hash chain intact?
-    #[command(after_help = LEDGER_VERIFY_EXIT_HELP, disable_help_subcommand = true)]
+    ///
+    /// Every ledger record carries `prev_sha256`, the SHA-256 of the line before it, so an
+    /// edited, deleted, inserted or reordered record breaks the chain at a line `ledger verify`
+    /// names; `--head` also catches records cut off the end after the harness saw that head.
+    #[command(
+        after_help = LEDGER_VERIFY_EXIT_HELP,
+        after_long_help = with_examples(LEDGER_VERIFY_EXIT_HELP, LEDGER_EXAMPLES),
+        disable_help_subcommand = true
+    )]
     Ledger(LedgerArgs),
+    /// Print the help of aciproj or of one of its subcommands.
+    ///
+    /// `aciproj help rag` is `aciproj rag --help`; `aciproj help` alone is `aciproj --help`.
+    #[command(after_help = HELP_EXIT_HELP)]
+    Help(HelpArgs),
+}
+
+/// A command's `--help` epilogue: its exit codes, then its examples (the man page's EXAMPLES
+/// section is generated from the same text).
+fn with_examples(exit_codes: &str, examples: &str) -> String {
+    format!("{exit_codes}\n\n{examples}")
+}
+
+/// Examples of aciproj as a whole: the newcomer's first two steps.
+pub const TOP_EXAMPLES: &str = "\
+Examples:
+  aciproj check 'fixtures/**/*.case.json'
+  aciproj rag --context fixtures/contexts/active.json --call-id call_1 \\
+      --query 'Redis 内存碎片' fixtures/rag/redis-fragmentation-snake.json --view model
+  aciproj help rag";
+
+/// Examples of `rag`, as `--help` and the man page show them.
+pub const RAG_EXAMPLES: &str = "\
+Examples:
+  aciproj rag --context fixtures/contexts/active.json --call-id call_1 \\
+      --query 'Redis 内存碎片' fixtures/rag/redis-fragmentation-snake.json
+  aciproj rag --context run.json --call-id call_2 --query q --view model < response.json
+  aciproj rag --context - --call-id call_3 --query q response.json < run.json";
+
+/// Examples of `logs`.
+pub const LOGS_EXAMPLES: &str = "\
+Examples:
+  aciproj logs --context fixtures/contexts/active.json --call-id call_9 \\
+      --topic application-logs --query 'payment timeout' --lookback-minutes 30 \\
+      fixtures/logs/application-logs.json --pretty
+  aciproj logs --context run.json --call-id call_10 --topic system-events --query oom \\
+      --format mcp -o result.json response.json";
+
+/// Examples of `patterns`.
+pub const PATTERNS_EXAMPLES: &str = "\
+Examples:
+  printf 'conn from 10.0.0.1 password=a1\\nconn from 10.0.0.2 password=b2\\n' | aciproj patterns
+  aciproj patterns --assign app.log > assignments.txt";
+
+/// Examples of `redact`.
+pub const REDACT_EXAMPLES: &str = "\
+Examples:
+  printf 'login ok password=hunter2 from 10.0.0.7\\n' | aciproj redact
+  aciproj redact --json --stats app.jsonl > app.redacted.jsonl";
+
+/// Examples of `rules`.
+pub const RULES_EXAMPLES: &str = "\
+Examples:
+  aciproj rules
+  aciproj rules --json";
+
+/// Examples of `check`.
+pub const CHECK_EXAMPLES: &str = "\
+Examples:
+  aciproj check 'fixtures/**/*.case.json'
+  aciproj check fixtures/cases/rag/duplicate-documents.case.json
+  aciproj check --update 'fixtures/cases/rag/*.case.json'";
+
+/// Examples of `replay`.
+pub const REPLAY_EXAMPLES: &str = "\
+Examples:
+  aciproj replay fixtures/incidents/redis-latency
+  aciproj replay --view harness fixtures/incidents/payment-outage 2>/dev/null
+  aciproj replay fixtures/incidents/redis-latency --verify run.ledger.jsonl";
+
+/// Examples of `ledger verify`.
+pub const LEDGER_EXAMPLES: &str = "\
+Examples:
+  aciproj ledger verify run-20261129-0042.ledger.jsonl
+  aciproj ledger verify run.ledger.jsonl --head 3f1c…  (the ledger_head the harness kept)
+  aciproj replay incidents/outage --verify run.ledger.jsonl";
+
+/// Examples of `schema`.
+pub const SCHEMA_EXAMPLES: &str = "\
+Examples:
+  aciproj schema
+  aciproj schema rag-result";
+
+/// Exit codes of `help`.
+pub const HELP_EXIT_HELP: &str = "\
+Exit codes:
+  0  the help was printed
+  2  usage error (an unknown subcommand)";
+
+/// `aciproj help`.
+#[derive(Debug, Args)]
+pub struct HelpArgs {
+    /// The subcommand whose help to print, e.g. `rag` [default: aciproj's own help].
+    #[arg(value_name = "COMMAND", value_hint = ValueHint::Other)]
+    pub command: Vec<String>,
 }
 
 /// The call's identity and run.
 #[derive(Debug, Args)]
 pub struct CallArgs {
-    /// The run context file (JSON): run id, status, authorized tools, clock, budget, bounds.
-    #[arg(long, value_name = "RUN.json")]
+    /// The run context file (JSON): run id, status, authorized tools, clock, budget, bounds;
+    /// `-` reads it from standard input (RESPONSE must then be a file).
+    #[arg(long, value_name = "RUN.json", value_hint = ValueHint::FilePath)]
     pub context: PathBuf,
     /// The framework's tool call id, echoed byte for byte (at most 128 bytes).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_hint = ValueHint::Other)]
     pub call_id: String,
     /// The run the caller believes it is in; must equal the context's run_id [default: the
     /// context's run_id].
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_hint = ValueHint::Other)]
     pub run_id: Option<String>,
 }
 
@@ -126,24 +290,26 @@ pub enum Format {
     /// The view as one JSON document.
     Json,
     /// An MCP CallToolResult: the model observation as structuredContent, the control view
-    /// under _meta["aciproj/control"] (ignores --view).
+    /// under _meta["aciproj/control"] (so `--view` is a usage error with it).
     Mcp,
 }
 
 /// Where and how to write the result.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Which view of the call to print.
-    #[arg(long, value_enum, default_value_t = View::Envelope)]
-    pub view: View,
+    /// Which view of the call to print; not with `--format mcp`, which carries its own
+    /// [default: envelope].
+    #[arg(long, value_enum)]
+    pub view: Option<View>,
     /// How to wrap the view: plain JSON, or an MCP CallToolResult.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
     /// Indent the JSON [default: compact, one line].
     #[arg(long)]
     pub pretty: bool,
-    /// Write the JSON to FILE atomically (temporary file + rename) [default: standard output].
-    #[arg(short = 'o', long, value_name = "FILE")]
+    /// Write the JSON to FILE atomically (temporary file + rename; a new file gets the umask's
+    /// mode, an existing one keeps its own); `-` is standard output [default: standard output].
+    #[arg(short = 'o', long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub output: Option<PathBuf>,
 }
 
@@ -154,10 +320,10 @@ pub struct RagArgs {
     #[allow(missing_docs)]
     pub call: CallArgs,
     /// The agent's query, passed through unchanged.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", value_hint = ValueHint::Other)]
     pub query: String,
     /// The captured legacy response file; `-` reads standard input [default: standard input].
-    #[arg(value_name = "RESPONSE")]
+    #[arg(value_name = "RESPONSE", value_hint = ValueHint::FilePath)]
     pub response: Option<PathBuf>,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -171,16 +337,21 @@ pub struct LogsArgs {
     #[allow(missing_docs)]
     pub call: CallArgs,
     /// The logical log topic (e.g. application-logs), at most 128 bytes.
-    #[arg(long, value_name = "TOPIC")]
+    #[arg(long, value_name = "TOPIC", value_hint = ValueHint::Other)]
     pub topic: String,
     /// The agent's query, passed through unchanged.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", value_hint = ValueHint::Other)]
     pub query: String,
     /// How far back the window reaches from the run's `now`, 1 to 10080 [default: 60].
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        value_hint = ValueHint::Other
+    )]
     pub lookback_minutes: Option<i64>,
     /// The captured legacy response file; `-` reads standard input [default: standard input].
-    #[arg(value_name = "RESPONSE")]
+    #[arg(value_name = "RESPONSE", value_hint = ValueHint::FilePath)]
     pub response: Option<PathBuf>,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -195,7 +366,7 @@ pub struct PatternsArgs {
     #[arg(long)]
     pub assign: bool,
     /// The log file, one message per line; `-` reads standard input [default: standard input].
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub file: Option<PathBuf>,
 }
 
@@ -210,7 +381,7 @@ pub struct RedactArgs {
     #[arg(long)]
     pub stats: bool,
     /// The log file; `-` reads standard input [default: standard input].
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub file: Option<PathBuf>,
 }
 
@@ -259,7 +430,8 @@ Exit codes:
   0  every call was replayed, whatever its own status; with --verify, every call matches too
   1  --verify: a call differs from the ledger or is missing there, or its chain is broken; a bug
   2  usage error
-  5  the incident cannot be read (folder, context.json, calls.jsonl), or the --verify ledger";
+  5  the incident cannot be read (folder, context.json, calls.jsonl, no calls), or the --verify
+     ledger";
 
 /// Exit codes of `schema`.
 pub const SCHEMA_EXIT_HELP: &str = "\
@@ -288,7 +460,7 @@ pub struct CheckArgs {
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// The incident folder: context.json and calls.jsonl (one call per line).
-    #[arg(value_name = "INCIDENT_DIR")]
+    #[arg(value_name = "INCIDENT_DIR", value_hint = ValueHint::DirPath)]
     pub incident: PathBuf,
     /// Which view of each call to print, one compact JSON line per call.
     #[arg(long, value_enum, default_value_t = View::Envelope)]
@@ -312,7 +484,13 @@ pub struct LedgerArgs {
 #[derive(Debug, Subcommand)]
 pub enum LedgerCommand {
     /// Check that every record links to the one before it, and report the first that does not.
-    #[command(after_help = LEDGER_VERIFY_EXIT_HELP)]
+    ///
+    /// Prints the record count and the head hash when the chain is intact; otherwise names the
+    /// first line that breaks it and why. A torn last line (a crash mid-write) is only noted.
+    #[command(
+        after_help = LEDGER_VERIFY_EXIT_HELP,
+        after_long_help = with_examples(LEDGER_VERIFY_EXIT_HELP, LEDGER_EXAMPLES)
+    )]
     Verify(LedgerVerifyArgs),
 }
 

@@ -254,34 +254,73 @@ pub struct RunContext {
 }
 
 impl RunContext {
-    /// Reads and validates a context file.
+    /// Reads and validates a context file. Every error carries a diagnostic naming the path and,
+    /// for a file that cannot be read, the operating system's reason.
     pub fn load(path: &Path) -> Result<Self, ToolError> {
-        let meta = std::fs::metadata(path).map_err(|_| {
+        let shown = path.display();
+        let unreadable = |e: &std::io::Error| {
             ToolError::new(
                 ErrorCode::InvalidContext,
                 "the run context file cannot be read",
             )
-        })?;
+            .with_diagnostic(format!(
+                "cannot read the run context {shown}: {}",
+                crate::error::os_reason(e)
+            ))
+        };
+        let meta = std::fs::metadata(path).map_err(|e| unreadable(&e))?;
         if meta.is_dir() {
             return Err(ToolError::new(
                 ErrorCode::InvalidContext,
                 "the run context path is a directory, not a file",
-            ));
+            )
+            .with_diagnostic(format!(
+                "cannot read the run context {shown}: Is a directory"
+            )));
         }
         if meta.len() > MAX_CONTEXT_BYTES {
             return Err(ToolError::new(
                 ErrorCode::InvalidContext,
                 "the run context file is larger than 16 MiB",
-            ));
+            )
+            .with_diagnostic(format!("the run context {shown} is larger than 16 MiB")));
         }
-        let bytes = std::fs::read(path).map_err(|_| {
-            ToolError::new(
+        let bytes = std::fs::read(path).map_err(|e| unreadable(&e))?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        Self::from_slice(&bytes, base).map_err(|e| {
+            let why = format!("{shown}: {}", e.message());
+            e.with_diagnostic(why)
+        })
+    }
+
+    /// Reads and validates a context from `reader` (standard input for `--context -`); a
+    /// relative `ledger` is resolved against `base_dir`.
+    pub fn load_reader(mut reader: impl std::io::Read, base_dir: &Path) -> Result<Self, ToolError> {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        let read = (&mut reader)
+            .take(MAX_CONTEXT_BYTES + 1)
+            .read_to_end(&mut bytes);
+        if let Err(e) = read {
+            return Err(ToolError::new(
                 ErrorCode::InvalidContext,
                 "the run context file cannot be read",
             )
-        })?;
-        let base = path.parent().unwrap_or(Path::new(""));
-        Self::from_slice(&bytes, base)
+            .with_diagnostic(format!(
+                "cannot read the run context from standard input: {}",
+                crate::error::os_reason(&e)
+            )));
+        }
+        if bytes.len() as u64 > MAX_CONTEXT_BYTES {
+            return Err(ToolError::new(
+                ErrorCode::InvalidContext,
+                "the run context file is larger than 16 MiB",
+            ));
+        }
+        Self::from_slice(&bytes, base_dir).map_err(|e| {
+            let why = format!("standard input: {}", e.message());
+            e.with_diagnostic(why)
+        })
     }
 
     /// Parses and validates a context; a relative `ledger` is resolved against `base_dir`.
@@ -361,6 +400,11 @@ impl RunContext {
     /// Whether some `authorized_tools` pattern matches the tool.
     pub fn authorizes(&self, tool: Tool) -> bool {
         self.authorized.is_match(tool.name())
+    }
+
+    /// Whether the context lists no `authorized_tools` pattern at all (so it authorizes nothing).
+    pub fn lists_no_authorized_tools(&self) -> bool {
+        self.authorized.is_empty()
     }
 
     /// Whether the tool is read-only: built-in tools are, unless the `tools` map says otherwise.
@@ -530,9 +574,27 @@ fn describe_json_error(doc: Document, path: String, inner: &serde_json::Error) -
         Category::Data if message.starts_with("duplicate field") => {
             ("duplicate field {}", join_path(&path, backticked(&message)))
         }
-        Category::Data => ("invalid value at {}", path),
+        Category::Data => {
+            let choices = allowed_variants(&message);
+            return ToolError::naming(code, "invalid value at {}", &path)
+                .with_choices(&choices)
+                .with_prefix(doc.prefix());
+        }
     };
     ToolError::naming(code, template, &name).with_prefix(doc.prefix())
+}
+
+/// The variant names serde lists after an unknown variant ("unknown variant `x`, expected one
+/// of `A`, `B`"). The rejected value comes first and may hold anything, including that very
+/// phrase, so only the text after the *last* ", expected " is read: serde's own list of names.
+fn allowed_variants(message: &str) -> Vec<&str> {
+    if !message.starts_with("unknown variant") {
+        return Vec::new();
+    }
+    let Some(at) = message.rfind(", expected ") else {
+        return Vec::new();
+    };
+    message[at..].split('`').skip(1).step_by(2).collect()
 }
 
 fn backticked(message: &str) -> &str {

@@ -26,7 +26,8 @@ pub mod exit {
     pub const PREFLIGHT: u8 = 3;
     /// `ERROR` from the legacy response or the projector.
     pub const LEGACY: u8 = 4;
-    /// The tool's own input is unusable: run context, ledger or output.
+    /// The tool's own input is unusable: run context, a response path that cannot be opened,
+    /// ledger or output.
     pub const INPUT: u8 = 5;
 }
 
@@ -40,7 +41,7 @@ pub enum Stage {
     Legacy,
     /// Turning a legacy response into the canonical result (or an internal fault).
     Projection,
-    /// The tool's own inputs: run context, ledger, output file.
+    /// The tool's own inputs: run context, response path, ledger, output file.
     Input,
 }
 
@@ -103,6 +104,9 @@ error_codes! {
     ResponseUnreadable => "RESPONSE_UNREADABLE", Legacy, LEGACY;
     /// The response could not be projected into the contract.
     ProjectionFailed => "PROJECTION_FAILED", Projection, LEGACY;
+    /// The legacy response *file* cannot be opened (missing, a directory, no permission): the
+    /// caller's own input, so the call is not recorded and its id stays unused.
+    ResponseFileUnavailable => "RESPONSE_FILE_UNAVAILABLE", Input, INPUT;
     /// The run context is unreadable or invalid.
     InvalidContext => "INVALID_CONTEXT", Input, INPUT;
     /// The ledger cannot be created, locked, read or written.
@@ -125,11 +129,16 @@ impl std::fmt::Display for ErrorCode {
 pub const MAX_MESSAGE_BYTES: usize = 256;
 
 /// A safe, bounded error: a code and a message from a fixed template.
+///
+/// It may also carry an operator diagnostic (a path and the operating system's reason, a
+/// position in a malformed document) for standard error. The diagnostic never reaches the
+/// agent-facing JSON, which reads only [`ToolError::message`]; it is not part of `Display`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct ToolError {
     code: ErrorCode,
     message: String,
+    diagnostic: Option<String>,
 }
 
 impl ToolError {
@@ -154,12 +163,30 @@ impl ToolError {
         Self::bounded(code, message)
     }
 
+    /// The same error with the allowed values listed after its message ("expected one of A, B").
+    /// Each must look like a name ([`safe_name`]); otherwise the message is left as it was.
+    pub fn with_choices(self, choices: &[&str]) -> Self {
+        if choices.is_empty() || choices.iter().any(|c| safe_name(c).is_none()) {
+            return self;
+        }
+        let diagnostic = self.diagnostic;
+        let mut e = Self::bounded(
+            self.code,
+            format!("{}: expected one of {}", self.message, choices.join(", ")),
+        );
+        e.diagnostic = diagnostic;
+        e
+    }
+
     /// The same error with a fixed prefix (a document's name) before its message.
     pub fn with_prefix(self, prefix: &'static str) -> Self {
         if prefix.is_empty() {
             return self;
         }
-        Self::bounded(self.code, format!("{prefix}{}", self.message))
+        let diagnostic = self.diagnostic;
+        let mut e = Self::bounded(self.code, format!("{prefix}{}", self.message));
+        e.diagnostic = diagnostic;
+        e
     }
 
     fn bounded(code: ErrorCode, message: String) -> Self {
@@ -168,7 +195,23 @@ impl ToolError {
             .len();
         let mut message = message;
         message.truncate(cut);
-        Self { code, message }
+        Self {
+            code,
+            message,
+            diagnostic: None,
+        }
+    }
+
+    /// The same error with an operator diagnostic for standard error (never for the agent):
+    /// paths are the operator's own, values from documents must not be put here.
+    pub fn with_diagnostic(mut self, diagnostic: impl Into<String>) -> Self {
+        self.diagnostic = Some(diagnostic.into());
+        self
+    }
+
+    /// The operator diagnostic, when the failing layer knew more than the template says.
+    pub fn diagnostic(&self) -> Option<&str> {
+        self.diagnostic.as_deref()
     }
 
     /// The ACI error code.
@@ -189,6 +232,17 @@ impl ToolError {
     /// The process exit code.
     pub fn exit_code(&self) -> u8 {
         self.code.exit_code()
+    }
+}
+
+/// The operating system's reason for an I/O error, without the `(os error N)` suffix (and
+/// without what a wrapper added after it, such as tempfile's "at path …"): "No such file or
+/// directory".
+pub fn os_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
     }
 }
 
@@ -217,6 +271,43 @@ mod tests {
         assert_eq!(e.message(), "unknown field a field");
         let e = ToolError::naming(ErrorCode::InvalidContext, "unknown field {}", "budgett");
         assert_eq!(e.message(), "unknown field `budgett`");
+    }
+
+    #[test]
+    fn os_reasons_drop_the_error_number_and_wrappers() {
+        let e = std::io::Error::from_raw_os_error(2);
+        assert_eq!(os_reason(&e), "No such file or directory");
+        let wrapped = std::io::Error::new(e.kind(), format!("{e} at path \"/x/.tmp\""));
+        assert_eq!(os_reason(&wrapped), "No such file or directory");
+        let plain = std::io::Error::other("pipe closed");
+        assert_eq!(os_reason(&plain), "pipe closed");
+    }
+
+    #[test]
+    fn choices_are_listed_only_when_they_look_like_names() {
+        let e = ToolError::naming(ErrorCode::InvalidContext, "invalid value at {}", "status");
+        let listed = e.clone().with_choices(&["ACTIVE", "FAILED"]);
+        assert_eq!(
+            listed.message(),
+            "invalid value at `status`: expected one of ACTIVE, FAILED"
+        );
+        let refused = e.clone().with_choices(&["ACTIVE", "pass word"]);
+        assert_eq!(refused.message(), e.message());
+    }
+
+    #[test]
+    fn diagnostics_stay_out_of_the_message_and_display() {
+        let e = ToolError::new(
+            ErrorCode::InvalidContext,
+            "the run context file cannot be read",
+        )
+        .with_diagnostic("cannot read the run context /secret/path.json: denied");
+        assert!(!e.message().contains("/secret"));
+        assert!(!e.to_string().contains("/secret"));
+        assert_eq!(
+            e.with_prefix("x: ").diagnostic(),
+            Some("cannot read the run context /secret/path.json: denied")
+        );
     }
 
     #[test]

@@ -9,9 +9,12 @@
 //! never reads the wall clock, so a replay gives the same bytes the run gave.
 //!
 //! The whole incident is read and validated before the first call runs: a damaged line is
-//! reported with its number (exit 5) instead of replaying half a run. A `response_file` that does
-//! not exist is not an incident error: the call reports `RESPONSE_UNREADABLE` if it gets that far,
-//! and preflight may well reject it before (which is exactly what an operator wants to see).
+//! reported with its number (exit 5) instead of replaying half a run, and so is an incident with
+//! no call at all (as a `check` pattern that matches nothing fails). A `response_file` that does
+//! not exist is not an incident error: the call reports `RESPONSE_FILE_UNAVAILABLE` (not
+//! recorded) if it gets that far, and preflight may well reject it before (which is exactly what
+//! an operator wants to see). Every error names the file it is about and, for a file that cannot
+//! be read, the operating system's reason.
 //!
 //! `--verify LEDGER` turns a replay into a proof: every call the replay admits must have the
 //! same canonical record in the live ledger (same run and call id: status, stage, code, evidence
@@ -43,6 +46,7 @@ const MAX_CALLS_BYTES: u64 = 256 * 1024 * 1024;
 /// One line of an incident's `calls.jsonl`: a call as the framework made it.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = crate::schema::incident_call_transform)]
 pub struct IncidentCall {
     /// The framework's tool call id.
     pub tool_call_id: String,
@@ -66,20 +70,34 @@ pub struct IncidentCall {
 #[derive(Debug, thiserror::Error)]
 pub enum IncidentError {
     /// `context.json` is missing or invalid.
-    #[error("{path}: {message}")]
+    #[error("{message}")]
     Context {
         /// The context file.
         path: PathBuf,
-        /// The safe reason.
+        /// What is wrong, naming the file.
         message: String,
     },
+    /// The incident folder is missing or not a folder.
+    #[error("cannot read the incident folder {path}: {reason}")]
+    FolderUnreadable {
+        /// The folder given.
+        path: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
     /// `calls.jsonl` cannot be read.
-    #[error("{path}: cannot read the calls: {kind}")]
+    #[error("cannot read the calls {path}: {reason}")]
     CallsUnreadable {
         /// The calls file.
         path: PathBuf,
-        /// Why.
-        kind: std::io::ErrorKind,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// `calls.jsonl` holds no call.
+    #[error("{path}: the incident has no calls (every line is blank)")]
+    NoCalls {
+        /// The calls file.
+        path: PathBuf,
     },
     /// `calls.jsonl` is larger than replay reads.
     #[error("{path}: the calls file is larger than 256 MiB")]
@@ -110,24 +128,44 @@ pub struct Incident {
 impl Incident {
     /// Reads and validates `context.json` and every line of `calls.jsonl`.
     pub fn load(dir: &Path) -> Result<Self, IncidentError> {
+        let folder = |reason: String| IncidentError::FolderUnreadable {
+            path: dir.to_owned(),
+            reason,
+        };
+        match std::fs::metadata(dir) {
+            Err(e) => return Err(folder(crate::error::os_reason(&e))),
+            Ok(m) if !m.is_dir() => {
+                return Err(folder(
+                    "Not a directory (give the folder that holds context.json and calls.jsonl)"
+                        .to_owned(),
+                ));
+            }
+            Ok(_) => {}
+        }
         let context_path = dir.join("context.json");
         let context = RunContext::load(&context_path).map_err(|e| IncidentError::Context {
             path: context_path.clone(),
-            message: e.message().to_owned(),
+            // The context's diagnostic names the path (and, when unreadable, the reason).
+            message: e.diagnostic().map_or_else(
+                || format!("{}: {}", context_path.display(), e.message()),
+                str::to_owned,
+            ),
         })?;
         let calls_path = dir.join("calls.jsonl");
-        let unreadable = |kind| IncidentError::CallsUnreadable {
+        let unreadable = |reason: String| IncidentError::CallsUnreadable {
             path: calls_path.clone(),
-            kind,
+            reason,
         };
-        let meta = std::fs::metadata(&calls_path).map_err(|e| unreadable(e.kind()))?;
+        let meta =
+            std::fs::metadata(&calls_path).map_err(|e| unreadable(crate::error::os_reason(&e)))?;
         if meta.is_dir() {
-            return Err(unreadable(std::io::ErrorKind::IsADirectory));
+            return Err(unreadable("Is a directory".to_owned()));
         }
         if meta.len() > MAX_CALLS_BYTES {
             return Err(IncidentError::CallsTooLarge { path: calls_path });
         }
-        let bytes = std::fs::read(&calls_path).map_err(|e| unreadable(e.kind()))?;
+        let bytes =
+            std::fs::read(&calls_path).map_err(|e| unreadable(crate::error::os_reason(&e)))?;
         let mut calls = Vec::new();
         for (index, line) in bytes.split(|b| *b == b'\n').enumerate() {
             if line.iter().all(u8::is_ascii_whitespace) {
@@ -147,6 +185,9 @@ impl Incident {
                 ));
             }
             calls.push(call);
+        }
+        if calls.is_empty() {
+            return Err(IncidentError::NoCalls { path: calls_path });
         }
         Ok(Self {
             dir: dir.to_owned(),

@@ -50,10 +50,32 @@ fn write_man_pages(cmd: &Command, dir: &Path) -> std::io::Result<()> {
         page.render_subcommands_section(&mut out)?;
     }
     render_exit_status(cmd, &mut out);
+    render_examples(cmd, &mut out);
     if cmd.get_version().is_some() {
         page.render_version_section(&mut out)?;
     }
     std::fs::write(dir.join(page.get_filename()), out)
+}
+
+/// The `Examples:` block of a command's long after-help (what `--help` prints) as a man
+/// `EXAMPLES` section, one command per line, not filled, so it can be copied as shown.
+fn render_examples(cmd: &Command, out: &mut Vec<u8>) {
+    let Some(after) = cmd.get_after_long_help().map(ToString::to_string) else {
+        return;
+    };
+    let Some((_, examples)) = after.split_once("Examples:\n") else {
+        return;
+    };
+    out.extend_from_slice(b".SH EXAMPLES\n.nf\n");
+    for line in examples.lines() {
+        let line = line.strip_prefix("  ").unwrap_or(line);
+        let mut roff = line.replace('\\', "\\e").replace('-', "\\-");
+        if roff.starts_with(['.', '\'']) {
+            roff.insert_str(0, "\\&");
+        }
+        out.extend_from_slice(format!("{roff}\n").as_bytes());
+    }
+    out.extend_from_slice(b".fi\n");
 }
 
 /// The `Exit codes:` block of a command's after-help as a man `EXIT STATUS` section: the help

@@ -50,11 +50,17 @@ enum Sink<'a> {
     Memory(&'a mut Vec<LedgerRecord>),
 }
 
-fn unavailable() -> ToolError {
+/// The ledger could not be used; the diagnostic says which step failed and the OS's reason,
+/// with a `{ledger}` marker the boundary replaces by the path.
+fn unavailable(step: &str, e: &std::io::Error) -> ToolError {
     ToolError::new(
         ErrorCode::LedgerUnavailable,
         "the ledger cannot be created, locked, read or written",
     )
+    .with_diagnostic(format!(
+        "cannot {step} the ledger {{ledger}}: {}",
+        crate::error::os_reason(e)
+    ))
 }
 
 impl LedgerStore {
@@ -76,10 +82,11 @@ impl LedgerStore {
                     .create(true)
                     .truncate(false)
                     .open(path)
-                    .map_err(|_| unavailable())?;
-                file.lock().map_err(|_| unavailable())?;
+                    .map_err(|e| unavailable("open", &e))?;
+                file.lock().map_err(|e| unavailable("lock", &e))?;
                 let mut bytes = Vec::new();
-                file.read_to_end(&mut bytes).map_err(|_| unavailable())?;
+                file.read_to_end(&mut bytes)
+                    .map_err(|e| unavailable("read", &e))?;
                 let (records, valid_len, head) = parse(&bytes)?;
                 let torn = valid_len < bytes.len() as u64;
                 Ok(LedgerSession {
@@ -144,17 +151,19 @@ impl LedgerSession<'_> {
                     prev_sha256: Some(head.clone()),
                     ..record.clone()
                 };
-                let mut line = serde_json::to_vec(&linked).map_err(|_| unavailable())?;
+                let mut line = serde_json::to_vec(&linked)
+                    .map_err(|e| unavailable("serialize a record for", &e.into()))?;
                 let new_head = chain::line_hash(&line);
                 line.push(b'\n');
                 if *torn {
-                    file.set_len(*valid_len).map_err(|_| unavailable())?;
+                    file.set_len(*valid_len)
+                        .map_err(|e| unavailable("cut the torn last line of", &e))?;
                     *torn = false;
                 }
-                file.seek(SeekFrom::Start(*valid_len))
-                    .map_err(|_| unavailable())?;
-                file.write_all(&line).map_err(|_| unavailable())?;
-                file.sync_data().map_err(|_| unavailable())?;
+                let write = |e: std::io::Error| unavailable("write", &e);
+                file.seek(SeekFrom::Start(*valid_len)).map_err(write)?;
+                file.write_all(&line).map_err(write)?;
+                file.sync_data().map_err(write)?;
                 *valid_len += line.len() as u64;
                 *head = new_head.clone();
                 Ok(Some(new_head))

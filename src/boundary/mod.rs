@@ -308,7 +308,7 @@ impl ToolBoundary {
         let mut session = match self.ledger.open() {
             Ok(s) => s,
             Err(e) => {
-                outcome.finish(Err(e));
+                outcome.finish(Err(ledger_diagnostic(e, context)));
                 return outcome;
             }
         };
@@ -331,11 +331,21 @@ impl ToolBoundary {
             }
         };
         drop(history);
+        // A response path that cannot be opened is the caller's mistake, not the legacy tool's
+        // answer: the call is not recorded, so the same call id works once the path is right.
+        let opened = match Opened::open(legacy) {
+            Ok(o) => o,
+            Err(e) => {
+                outcome.finish(Err(e));
+                return outcome;
+            }
+        };
         outcome.control.scope = Some(admission.scope.clone());
         outcome.control.scope_fingerprint = Some(admission.fingerprint.clone());
         outcome.control.duplicate_of = admission.duplicate_of.clone();
 
-        let projected = run_projection(context, call, &admission, legacy);
+        let projected =
+            run_projection(context, call, &admission, opened).map_err(|e| with_source(e, legacy));
         let result = projected.map(|p| {
             outcome.control.truncation = p.truncation;
             outcome.control.redactions = p.redactions;
@@ -357,7 +367,7 @@ impl ToolBoundary {
             }
             Err(e) => {
                 // Without its record the call did not happen as far as the run knows: never READY.
-                outcome.finish(Err(e));
+                outcome.finish(Err(ledger_diagnostic(e, context)));
                 outcome.control.budget = Some(budget(calls_used, bytes_used));
             }
         }
@@ -376,7 +386,7 @@ impl ToolBoundary {
         let session = match self.ledger.open() {
             Ok(s) => s,
             Err(e) => {
-                outcome.finish(Err(e));
+                outcome.finish(Err(ledger_diagnostic(e, context)));
                 return outcome;
             }
         };
@@ -393,16 +403,30 @@ impl ToolBoundary {
     }
 }
 
+/// Names the ledger file in a ledger error's diagnostic (the path is the operator's own).
+fn ledger_diagnostic(e: ToolError, context: &RunContext) -> ToolError {
+    let shown = context
+        .ledger
+        .as_deref()
+        .map_or_else(String::new, |p| p.display().to_string());
+    let diagnostic = match e.diagnostic() {
+        Some(d) => d.replacen("{ledger}", &shown, 1),
+        None => format!("the ledger {shown}: {}", e.message()),
+    };
+    e.with_diagnostic(diagnostic)
+}
+
 fn run_projection(
     context: &RunContext,
     call: &ToolCall,
     admission: &Admission,
-    legacy: LegacySource<'_>,
+    legacy: Opened<'_>,
 ) -> Result<Projection, ToolError> {
     match &call.request {
         ToolRequest::Rag { query } => {
             let bytes = read_capped(legacy, context.limits.rag.max_response_bytes)?;
-            let response = legacy::rag::read(&bytes)?;
+            let response = legacy::rag::read(&bytes)
+                .map_err(|e| prefix_diagnostic(e, "the legacy RAG response"))?;
             Ok(project::rag_projection(
                 &call.tool_call_id,
                 query,
@@ -418,8 +442,9 @@ fn run_projection(
         } => {
             let lookback = preflight::lookback_of(*lookback_minutes);
             let scope = logs_scope(context, topic, query, lookback);
+            let reopen = legacy.path();
             let mut capped =
-                CappedReader::new(open(legacy)?, context.limits.logs.max_response_bytes);
+                CappedReader::new(legacy.reader(), context.limits.logs.max_response_bytes);
             let projected = project::logs_projection(
                 context,
                 &call.tool_call_id,
@@ -432,17 +457,113 @@ fn run_projection(
                 _ if capped.invalid_utf8() => ToolError::new(
                     ErrorCode::LegacyMalformed,
                     "the legacy log response is not valid UTF-8",
-                ),
+                )
+                .with_diagnostic(format!(
+                    "the legacy log response{{source}} is not valid UTF-8 (within its first {} bytes)",
+                    capped.consumed()
+                )),
                 ReadFailure::Failure => ToolError::new(
                     ErrorCode::LegacyFailure,
                     "the legacy log tool reported a failure",
                 ),
-                ReadFailure::Unreadable => unreadable(),
-                ReadFailure::Malformed => ToolError::new(
-                    ErrorCode::LegacyMalformed,
-                    "the legacy log response is not JSON of a recognized shape",
-                ),
+                ReadFailure::Unreadable => unreadable()
+                    .with_diagnostic("cannot read the legacy log response{source}".to_owned()),
+                ReadFailure::Malformed => {
+                    // A file can be read again to find where it broke; a stream cannot.
+                    let at = reopen
+                        .and_then(|p| std::fs::File::open(p).ok())
+                        .and_then(legacy::logs::malformed_at);
+                    let why = match at {
+                        Some((line, column)) => {
+                            format!("it breaks at line {line}, column {column}")
+                        }
+                        None if reopen.is_some() => {
+                            "the JSON is well-formed, but it is not the Mock shape (no `logs` array)"
+                                .to_owned()
+                        }
+                        None => format!("it broke within its first {} bytes", capped.consumed()),
+                    };
+                    ToolError::new(
+                        ErrorCode::LegacyMalformed,
+                        "the legacy log response is not JSON of a recognized shape",
+                    )
+                    .with_diagnostic(format!(
+                        "the legacy log response{{source}} is not JSON of a recognized shape: {why}"
+                    ))
+                }
             })
+        }
+    }
+}
+
+/// A diagnostic of the legacy readers is a predicate ("is not valid UTF-8 at byte 7"); this
+/// puts its subject, and the `{source}` marker [`with_source`] fills in, in front of it.
+fn prefix_diagnostic(e: ToolError, subject: &str) -> ToolError {
+    match e.diagnostic().map(str::to_owned) {
+        Some(d) => e.with_diagnostic(format!("{subject}{{source}} {d}")),
+        None => e,
+    }
+}
+
+/// Names where the response came from in a diagnostic (the path is the operator's own).
+fn with_source(e: ToolError, legacy: LegacySource<'_>) -> ToolError {
+    let source = match legacy {
+        LegacySource::File(path) => format!(" {}", path.display()),
+        LegacySource::Stdin => " on standard input".to_owned(),
+        LegacySource::Bytes(_) => String::new(),
+    };
+    match e.diagnostic().map(|d| d.replacen("{source}", &source, 1)) {
+        Some(d) => e.with_diagnostic(d),
+        None => e,
+    }
+}
+
+/// The response after preflight admitted the call: a file is opened here, once.
+enum Opened<'a> {
+    File(std::fs::File, &'a Path, u64),
+    Stdin,
+    Bytes(&'a [u8]),
+}
+
+impl<'a> Opened<'a> {
+    fn open(legacy: LegacySource<'a>) -> Result<Self, ToolError> {
+        let unavailable = |path: &Path, reason: String| {
+            ToolError::new(
+                ErrorCode::ResponseFileUnavailable,
+                "the legacy response file cannot be opened",
+            )
+            .with_diagnostic(format!(
+                "cannot open the legacy response {}: {reason}",
+                path.display()
+            ))
+        };
+        Ok(match legacy {
+            LegacySource::File(path) => {
+                let os = |e: std::io::Error| unavailable(path, crate::error::os_reason(&e));
+                let file = std::fs::File::open(path).map_err(os)?;
+                let meta = file.metadata().map_err(os)?;
+                if meta.is_dir() {
+                    return Err(unavailable(path, "Is a directory".to_owned()));
+                }
+                Opened::File(file, path, meta.len())
+            }
+            LegacySource::Stdin => Opened::Stdin,
+            LegacySource::Bytes(bytes) => Opened::Bytes(bytes),
+        })
+    }
+
+    fn path(&self) -> Option<&'a Path> {
+        match self {
+            Opened::File(_, path, _) => Some(path),
+            _ => None,
+        }
+    }
+
+    fn reader(self) -> Box<dyn Read + 'a> {
+        match self {
+            Opened::File(file, _, _) => Box::new(file),
+            Opened::Stdin => Box::new(std::io::stdin().lock()),
+            Opened::Bytes(bytes) => Box::new(bytes),
         }
     }
 }
@@ -470,26 +591,24 @@ fn unreadable() -> ToolError {
     )
 }
 
-fn open<'a>(legacy: LegacySource<'a>) -> Result<Box<dyn Read + 'a>, ToolError> {
-    Ok(match legacy {
-        LegacySource::File(path) => Box::new(std::fs::File::open(path).map_err(|_| unreadable())?),
-        LegacySource::Stdin => Box::new(std::io::stdin().lock()),
-        LegacySource::Bytes(bytes) => Box::new(bytes),
-    })
-}
-
 /// Reads the whole response, refusing more than `cap` bytes.
-fn read_capped(legacy: LegacySource<'_>, cap: u64) -> Result<Vec<u8>, ToolError> {
+fn read_capped(legacy: Opened<'_>, cap: u64) -> Result<Vec<u8>, ToolError> {
     // Sized from the file up front: growing by doubling would briefly hold twice the response.
-    let expected = match legacy {
-        LegacySource::File(path) => std::fs::metadata(path).map_or(0, |m| m.len().min(cap)),
+    let expected = match &legacy {
+        Opened::File(_, _, len) => (*len).min(cap),
         _ => 0,
     };
     let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).saturating_add(1));
-    open(legacy)?
+    legacy
+        .reader()
         .take(cap.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|_| unreadable())?;
+        .map_err(|e| {
+            unreadable().with_diagnostic(format!(
+                "cannot read the legacy response{{source}}: {}",
+                crate::error::os_reason(&e)
+            ))
+        })?;
     if bytes.len() as u64 > cap {
         return Err(too_large());
     }
@@ -509,6 +628,7 @@ fn too_large() -> ToolError {
 /// UTF-8, and a boundary should not accept a document other parsers would reject or read apart.
 pub struct CappedReader<R> {
     inner: R,
+    limit: u64,
     left: u64,
     exceeded: bool,
     utf8: Utf8Check,
@@ -519,6 +639,7 @@ impl<R> CappedReader<R> {
     pub fn new(inner: R, limit: u64) -> Self {
         Self {
             inner,
+            limit,
             left: limit,
             exceeded: false,
             utf8: Utf8Check::default(),
@@ -528,6 +649,11 @@ impl<R> CappedReader<R> {
     /// Whether the allowance was exceeded.
     pub fn exceeded(&self) -> bool {
         self.exceeded
+    }
+
+    /// How many bytes were read so far.
+    pub fn consumed(&self) -> u64 {
+        self.limit - self.left
     }
 
     /// Whether the bytes were not UTF-8.

@@ -91,6 +91,18 @@ pub fn check(
     check_request(call)?;
     check_ownership(ctx, call)?;
     let tool = call.request.tool();
+    if ctx.lists_no_authorized_tools() {
+        // The commonest first mistake: a context written without the field. Say so.
+        return Err(reject(
+            ErrorCode::UnauthorizedTool,
+            "the run context lists no `authorized_tools`, so it authorizes no tool",
+        )
+        .with_diagnostic(format!(
+            "the run context lists no `authorized_tools`, so it authorizes no tool: add the \
+             field, e.g. \"authorized_tools\": [\"{}\"]",
+            tool.name()
+        )));
+    }
     if !ctx.authorizes(tool) {
         return Err(reject(
             ErrorCode::UnauthorizedTool,

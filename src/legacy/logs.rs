@@ -194,6 +194,26 @@ fn read_with<R: Read>(
     }
 }
 
+/// Where a response that [`read`] found malformed broke, as (line, column), for the operator's
+/// diagnostic: the same bytes parsed again as one stream (the [`read_unsplit`] oracle, which
+/// accepts and refuses exactly what [`read`] does), so the position is the document's own and
+/// not one inside an entry cut out of a buffer. `None` when the JSON itself is well-formed and
+/// only the shape is wrong (no `logs` array), or the bytes could not be read again.
+pub fn malformed_at<R: Read>(reader: R) -> Option<(u64, u64)> {
+    let reader = without_bom(reader).ok()?;
+    let buffered = std::io::BufReader::with_capacity(CHUNK, reader);
+    let mut de = serde_json::Deserializer::from_reader(buffered);
+    let mut sink = |_: LogEntry| {};
+    let top = TopVisitor::<R> {
+        sink: &mut sink,
+        source: None,
+    };
+    match de.deserialize_map(top).and_then(|s| de.end().map(|()| s)) {
+        Err(e) if !e.is_io() => Some((e.line() as u64, e.column() as u64)),
+        _ => None,
+    }
+}
+
 /// Drops one leading UTF-8 byte-order mark, as [`super::strip_bom`] does for the RAG reader.
 /// The first three bytes are gathered across reads, so a mark split between reads is still seen.
 fn without_bom<R: Read>(mut reader: R) -> std::io::Result<impl Read> {

@@ -126,18 +126,30 @@ fn malformed() -> ToolError {
     )
 }
 
+/// Malformed, with where serde_json stopped (line and column only: its own message quotes
+/// values, so it is never used).
+fn malformed_at(e: &serde_json::Error) -> ToolError {
+    malformed().with_diagnostic(format!(
+        "is not JSON of a recognized shape: it breaks at line {}, column {}",
+        e.line(),
+        e.column()
+    ))
+}
+
 /// Reads a legacy RAG response. `success:false` and `status:"error"` are `LEGACY_FAILURE`;
 /// `status:"no_results"` is an empty response; anything unrecognized is `LEGACY_MALFORMED`.
 pub fn read(bytes: &[u8]) -> Result<RagResponse, ToolError> {
     let bytes = strip_bom(bytes);
     // JSON is UTF-8 everywhere, also inside the fields skipped without decoding.
-    if std::str::from_utf8(bytes).is_err() {
-        return Err(malformed());
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(
+            malformed().with_diagnostic(format!("is not valid UTF-8 at byte {}", e.valid_up_to()))
+        );
     }
     match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') => {
             let hits: Vec<Object<BareHit>> =
-                serde_json::from_slice(bytes).map_err(|_| malformed())?;
+                serde_json::from_slice(bytes).map_err(|e| malformed_at(&e))?;
             Ok(RagResponse {
                 blocks: hits.into_iter().map(|h| RagBlock::from(h.0)).collect(),
                 relevance: None,
@@ -145,7 +157,7 @@ pub fn read(bytes: &[u8]) -> Result<RagResponse, ToolError> {
         }
         Some(b'{') => {
             let obj: ContextPackResponse =
-                serde_json::from_slice(bytes).map_err(|_| malformed())?;
+                serde_json::from_slice(bytes).map_err(|e| malformed_at(&e))?;
             let status = obj
                 .status
                 .0
@@ -166,7 +178,9 @@ pub fn read(bytes: &[u8]) -> Result<RagResponse, ToolError> {
             // Without its context pack a response is not the RAG shape (a log response handed to
             // `rag` by mistake, say): say so rather than report "no evidence".
             if obj.context_pack.is_none() {
-                return Err(malformed());
+                return Err(malformed().with_diagnostic(
+                    "is a JSON object without `contextPack` (nor a `status`): not the RAG shape",
+                ));
             }
             let blocks = obj
                 .context_pack
@@ -180,7 +194,8 @@ pub fn read(bytes: &[u8]) -> Result<RagResponse, ToolError> {
                 relevance: obj.relevance_level.0,
             })
         }
-        _ => Err(malformed()),
+        _ => Err(malformed()
+            .with_diagnostic("is neither a JSON object nor an array (empty, or a bare value)")),
     }
 }
 

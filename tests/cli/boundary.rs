@@ -207,10 +207,32 @@ fn response_larger_than_its_bound_is_rejected_before_reading() {
 }
 
 #[test]
-fn missing_response_after_admission_is_a_legacy_error() {
+fn a_mistyped_response_path_is_input_not_recorded_and_the_call_id_stays_usable() {
     let ran = Aci::rag(active(), "c", "q").arg(MISSING_RESPONSE).run();
-    assert_eq!(ran.code, 4);
-    assert_eq!(ran.error_code(), "RESPONSE_UNREADABLE");
+    assert_eq!(ran.code, 5);
+    assert_eq!(ran.json()["error"]["stage"], "input");
+    assert_eq!(ran.error_code(), "RESPONSE_FILE_UNAVAILABLE");
+    // With a ledger: nothing is recorded, and the same call id works once the path is right.
+    let ctx = context_with(json!({"ledger": "run.ledger.jsonl"}));
+    let ledger = ctx.dir.path().join("run.ledger.jsonl");
+    let typo = ctx.dir.path().join("redis-fragmentaton.json");
+    let ran = Aci::rag(&ctx.path, "t1", "redis").arg(&typo).run();
+    assert_eq!(ran.code, 5, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "aciproj: cannot open the legacy response {}: No such file or directory\n",
+            typo.display()
+        )
+    );
+    assert!(!ran.stdout.contains("fragmentaton"), "no path in the JSON");
+    let recorded = std::fs::read_to_string(&ledger).unwrap_or_default();
+    assert_eq!(recorded, "", "the failed call is not in the ledger");
+    let ran = Aci::rag(&ctx.path, "t1", "redis")
+        .response("rag/redis-fragmentation-snake.json")
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stdout);
+    assert_eq!(std::fs::read_to_string(&ledger).unwrap().lines().count(), 1);
 }
 
 /// Seed 004 "Harness evaluates duplicate scope".

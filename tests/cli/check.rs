@@ -309,3 +309,36 @@ fn check_runs_from_any_folder_with_an_absolute_pattern() {
     assert_eq!(ran.code, 0, "{}", ran.stdout);
     assert!(last_line(&ran).ends_with(" passed, 0 failed"));
 }
+
+#[test]
+fn a_failing_case_shows_what_the_call_gave() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = case("call_1", json!({"exit_code": 0}));
+    c["context"]["status"] = json!("COMPLETED");
+    write(dir.path(), "n.case.json", &c);
+    let ran = check_in(dir.path(), &["n.case.json"]);
+    assert_eq!(ran.code, 1);
+    let out = &ran.stdout;
+    assert!(out.contains("exit code: expected 0, actual 3"), "{out}");
+    assert!(
+        out.contains(
+            "the call gave: status ERROR, code RUN_NOT_ACTIVE, \
+             message \"the run is not active\""
+        ),
+        "{out}"
+    );
+    // A case whose context file is missing says which file and why.
+    let mut c = case("call_2", json!({"exit_code": 0}));
+    c.as_object_mut().unwrap().remove("context");
+    c["context_file"] = json!("nope.json");
+    write(dir.path(), "m.case.json", &c);
+    let ran = check_in(dir.path(), &["m.case.json"]);
+    assert!(
+        ran.stdout.contains(
+            "code INVALID_CONTEXT, message \"the run context file cannot be read\" \
+             (cannot read the run context nope.json: No such file or directory)"
+        ),
+        "{}",
+        ran.stdout
+    );
+}

@@ -13,7 +13,7 @@ pub fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-/// A response path that does not exist: a call that opened it would fail with exit 4.
+/// A response path that does not exist: a call that tried to open it would fail with exit 5.
 pub const MISSING_RESPONSE: &str = "/nonexistent/aciproj/response.json";
 
 /// A context written to a temporary folder: the bundled active context with `patch` merged in

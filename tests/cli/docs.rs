@@ -165,3 +165,115 @@ fn the_ledger_walkthrough_runs_as_written() {
     let hash = regex::Regex::new("([0-9a-f]{4})[0-9a-f]{60}").unwrap();
     assert_eq!(hash.replace_all(&stdout, "$1…"), expected);
 }
+
+#[test]
+fn man_pages_have_examples_and_a_description_beyond_the_name() {
+    let man = files(&root().join("man"));
+    let cmd = aciproj::cli::Cli::command();
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        let page = format!("aciproj-{}.1", sub.get_name());
+        let text = String::from_utf8(man[&page].clone()).unwrap();
+        let examples = text
+            .split_once(".SH EXAMPLES\n.nf\n")
+            .and_then(|(_, rest)| rest.split_once(".fi\n"))
+            .map(|(block, _)| block)
+            .unwrap_or_else(|| panic!("{page}: no EXAMPLES section"));
+        assert!(
+            examples.contains(&format!("aciproj {}", sub.get_name())),
+            "{page}: {examples}"
+        );
+        let description = text
+            .split_once(".SH DESCRIPTION\n")
+            .and_then(|(_, rest)| rest.split_once(".SH "))
+            .map(|(d, _)| d)
+            .unwrap();
+        let about = sub.get_about().unwrap().to_string().replace('-', "\\-");
+        assert!(
+            description.contains(".PP") && description.len() > about.len() + 80,
+            "{page}: DESCRIPTION only repeats NAME: {description}"
+        );
+    }
+}
+
+#[test]
+fn value_flags_that_are_not_paths_do_not_complete_file_names() {
+    let completions = files(&root().join("completions"));
+    let zsh = String::from_utf8(completions["_aciproj"].clone()).unwrap();
+    let bash = String::from_utf8(completions["aciproj.bash"].clone()).unwrap();
+    for flag in ["--lookback-minutes", "--call-id", "--query", "--topic"] {
+        let line = zsh
+            .lines()
+            .find(|l| l.starts_with(&format!("'{flag}=")))
+            .unwrap_or_else(|| panic!("zsh: {flag}"));
+        assert!(
+            !line.ends_with("_files' \\") && !line.ends_with("_default' \\"),
+            "zsh {flag}: {line}"
+        );
+        let case = bash
+            .split(&format!("                {flag})\n"))
+            .nth(1)
+            .and_then(|rest| rest.split(";;").next())
+            .unwrap_or_else(|| panic!("bash: {flag}"));
+        assert!(!case.contains("compgen -f"), "bash {flag}: {case}");
+    }
+    // Paths still complete as paths.
+    assert!(zsh.contains("RUN.json:_files"));
+    assert!(
+        zsh.contains("calls.jsonl (one call per line):_files -/"),
+        "replay completes folders"
+    );
+}
+
+#[test]
+fn help_of_help_works_and_help_names_any_command() {
+    let ran = crate::common::Aci::new(["help", "--help"]).run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(ran.stdout.contains("Usage: aciproj help"), "{}", ran.stdout);
+    let via_help = crate::common::Aci::new(["help", "rag"]).run();
+    let via_flag = crate::common::Aci::new(["rag", "--help"]).run();
+    assert_eq!(via_help.code, 0);
+    assert_eq!(via_help.stdout, via_flag.stdout);
+    assert!(via_help.stdout.contains("Examples:\n  aciproj rag"));
+    let unknown = crate::common::Aci::new(["help", "nope"]).run();
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("no such command"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+/// `bench/run.sh` says what to install before it builds or generates anything.
+#[cfg(unix)]
+#[test]
+fn bench_script_checks_its_tools_before_generating_inputs() {
+    let bin = tempfile::tempdir().unwrap();
+    // Only what the script needs to start (`dirname`): no cargo, no hyperfine.
+    let dirname = ["/usr/bin/dirname", "/bin/dirname"]
+        .iter()
+        .map(Path::new)
+        .find(|p| p.exists())
+        .expect("dirname is installed");
+    std::os::unix::fs::symlink(dirname, bin.path().join("dirname")).unwrap();
+    let bench_dir = tempfile::tempdir().unwrap();
+    let inputs = bench_dir.path().join("inputs");
+    // `bash` by absolute path: the PATH above has none.
+    let out = std::process::Command::new("/bin/bash")
+        .arg("bench/run.sh")
+        .env("PATH", bin.path())
+        .env("BENCH_DIR", &inputs)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("hyperfine: hyperfine (cargo install hyperfine"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("cargo: a Rust toolchain"), "{stderr}");
+    assert!(
+        !inputs.exists(),
+        "nothing generated before the tools were found"
+    );
+}

@@ -3,6 +3,7 @@
 mod boundary;
 mod check;
 mod common;
+mod diagnostics;
 mod docs;
 mod fuzz_regressions;
 mod hostile;
@@ -11,6 +12,7 @@ mod logs;
 mod output;
 mod properties;
 mod rag;
+mod readme;
 mod redact;
 mod replay;
 mod schema;

@@ -370,25 +370,75 @@ fn unreadable_incidents_exit_5_before_replaying_anything() {
         assert!(ran.stderr.contains(needle), "{needle}\n{}", ran.stderr);
     }
     // A missing folder, a folder without calls.jsonl, and calls.jsonl as a folder.
-    let dir = tempfile::tempdir().unwrap();
-    let ran = replay(&dir.path().join("absent"), "envelope");
-    assert_eq!(ran.code, 5);
-    std::fs::write(dir.path().join("context.json"), CONTEXT).unwrap();
-    let ran = replay(dir.path(), "envelope");
-    assert_eq!(ran.code, 5);
-    assert!(ran.stderr.contains("calls.jsonl: cannot read the calls"));
-    std::fs::create_dir(dir.path().join("calls.jsonl")).unwrap();
-    let ran = replay(dir.path(), "envelope");
-    assert_eq!(ran.code, 5, "{}", ran.stderr);
 }
 
 #[test]
-fn an_empty_incident_replays_nothing_and_succeeds() {
-    let dir = incident(CONTEXT, "\n");
-    let ran = replay(dir.path(), "model");
-    assert_eq!(ran.code, 0);
-    assert_eq!(ran.stdout, "");
-    assert!(ran.stderr.contains("replayed 0 calls: 0 READY, 0 ERROR"));
+fn replay_names_the_missing_file_and_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let absent = dir.path().join("absent");
+    let ran = replay(&absent, "envelope");
+    assert_eq!(ran.code, 5);
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "aciproj: replay: cannot read the incident folder {}: No such file or directory\n",
+            absent.display()
+        )
+    );
+    // A file given as the incident folder.
+    let file = dir.path().join("calls.jsonl.txt");
+    std::fs::write(&file, "{}").unwrap();
+    let ran = replay(&file, "envelope");
+    assert_eq!(ran.code, 5);
+    assert!(
+        ran.stderr
+            .contains(&format!("{}: Not a directory", file.display())),
+        "{}",
+        ran.stderr
+    );
+    // A folder without context.json, then without calls.jsonl, then calls.jsonl as a folder.
+    let ran = replay(dir.path(), "envelope");
+    assert_eq!(ran.code, 5);
+    let context = dir.path().join("context.json");
+    assert!(
+        ran.stderr.contains(&format!(
+            "cannot read the run context {}: No such file or directory",
+            context.display()
+        )),
+        "{}",
+        ran.stderr
+    );
+    std::fs::write(&context, CONTEXT).unwrap();
+    let ran = replay(dir.path(), "envelope");
+    assert_eq!(ran.code, 5);
+    let calls = dir.path().join("calls.jsonl");
+    assert!(
+        ran.stderr.contains(&format!(
+            "cannot read the calls {}: No such file or directory",
+            calls.display()
+        )),
+        "{}",
+        ran.stderr
+    );
+    std::fs::create_dir(&calls).unwrap();
+    let ran = replay(dir.path(), "envelope");
+    assert_eq!(ran.code, 5, "{}", ran.stderr);
+    assert!(ran.stderr.contains(": Is a directory"), "{}", ran.stderr);
+}
+
+#[test]
+fn an_incident_with_no_calls_is_an_error() {
+    for calls in ["", "\n", "  \n\n"] {
+        let dir = incident(CONTEXT, calls);
+        let ran = replay(dir.path(), "model");
+        assert_eq!(ran.code, 5, "{calls:?}");
+        assert_eq!(ran.stdout, "");
+        assert!(
+            ran.stderr.contains("the incident has no calls"),
+            "{}",
+            ran.stderr
+        );
+    }
 }
 
 #[test]
@@ -414,7 +464,7 @@ fn response_files_are_relative_to_the_incident_and_may_be_missing() {
     assert_eq!(ran.code, 0, "every call was replayed: {}", ran.stderr);
     let out = lines(&ran);
     assert_eq!(out[0]["result"]["evidence"][0]["excerpt"], "e");
-    assert_eq!(out[1]["error"]["code"], "RESPONSE_UNREADABLE");
+    assert_eq!(out[1]["error"]["code"], "RESPONSE_FILE_UNAVAILABLE");
 }
 
 /// A copy of a bundled incident in a temporary folder (its context's ledger lands there too).

@@ -294,6 +294,7 @@ fn operator_files_validate() {
         "logs-only",
         "prior-calls",
         "tight-bounds",
+        "first-call",
     ] {
         let path = fixture(&format!("contexts/{name}.json"));
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -316,4 +317,54 @@ fn operator_files_validate() {
         &json!({"run_id": "r", "status": "ACTIVE", "now": "x", "budgett": {}}),
         "a context with a typo",
     );
+}
+
+#[test]
+fn case_and_incident_call_schemas_say_exactly_one_of() {
+    let case = Validator::new("case");
+    let base = json!({"name": "n", "tool": "rag", "request": {"call_id": "c", "query": "q"},
+        "expect": {"exit_code": 0}});
+    let with = |extra: Value| {
+        let mut v = base.clone();
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    };
+    case.assert_valid(
+        &with(json!({"context_file": "c.json", "response_file": "r.json"})),
+        "one of each",
+    );
+    case.assert_valid(
+        &with(json!({"context": {}, "response": {"success": true}})),
+        "inline both",
+    );
+    for (extra, what) in [
+        (json!({"context_file": "c.json"}), "no response"),
+        (json!({"response_file": "r.json"}), "no context"),
+        (
+            json!({"context_file": "c.json", "context": {}, "response_file": "r.json"}),
+            "both contexts",
+        ),
+        (
+            json!({"context_file": "c.json", "response_file": "r.json", "response": 1}),
+            "both responses",
+        ),
+        (
+            json!({"context_file": "c.json", "response": null}),
+            "a null response is no response",
+        ),
+    ] {
+        case.assert_invalid(&with(extra), what);
+    }
+    let call = Validator::new("incident-call");
+    let line = json!({"tool_call_id": "c", "tool": "rag", "arguments": {"query": "q"}});
+    let mut both = line.clone();
+    both["response"] = json!({});
+    both["response_file"] = json!("r.json");
+    call.assert_invalid(&both, "both responses");
+    call.assert_invalid(&line, "no response");
+    let mut one = line.clone();
+    one["response_file"] = json!("r.json");
+    call.assert_valid(&one, "a response file");
 }
