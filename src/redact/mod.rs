@@ -194,7 +194,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 49] = [
+static CATALOGUE: [&Rule; 60] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -209,8 +209,12 @@ static CATALOGUE: [&Rule; 49] = [
     // Secret values go before SQL: a value may hold a quote, a backtick, a backslash or a SQL
     // verb that the SQL scanner pairs or starts a statement at.
     &credentials::XML,
+    &credentials::K8S_SECRET,
     &credentials::ASSIGNMENT,
+    &credentials::SPACED,
+    &credentials::CALL_ARGUMENTS,
     &credentials::CLI_FLAG,
+    &credentials::CLI_SINGLE_DASH,
     &credentials::CLI_PASSWORD,
     &credentials::ORACLE_CONNECT,
     &credentials::AUTH_HEADER,
@@ -219,6 +223,12 @@ static CATALOGUE: [&Rule; 49] = [
     // quote a statement's scanner would pair.
     &sql::DRIVER_MESSAGE,
     &sql::STATEMENT,
+    // Tokens whose shape spans the delimiters of later rules: hashes hold `@` and `.`, webhook
+    // keys sit in a URL path the long-run rule would take with its host.
+    &tokens::PASSWORD_HASH,
+    &tokens::WEBHOOK_URL,
+    &tokens::SIDEKIQ_CREDENTIAL,
+    &tokens::AWS_ACCOUNT_IN_ARN,
     &tokens::AWS_ACCESS_KEY,
     &tokens::ALIBABA_ACCESS_KEY,
     &tokens::GITHUB_TOKEN,
@@ -231,6 +241,9 @@ static CATALOGUE: [&Rule; 49] = [
     &tokens::HUGGINGFACE_TOKEN,
     &tokens::PACKAGE_REGISTRY_TOKEN,
     &tokens::SAAS_TOKEN,
+    &tokens::MORE_VENDOR_TOKEN,
+    &tokens::TELEGRAM_BOT_TOKEN,
+    &tokens::AZURE_CLIENT_SECRET,
     &tokens::JWT,
     &tokens::LONG_RUN,
     // URL userinfo is anything up to `@` without a `/`, quote or space: it goes after every rule

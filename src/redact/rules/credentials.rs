@@ -27,7 +27,9 @@ static KV_RE: LazyLock<Matcher> = LazyLock::new(|| {
         // Every assignment operator of the common languages and config formats; the longer
         // ones first, so `:=` is not read as `:` and a value starting with `=`. A `,` only
         // between two quoted strings (`setProperty("password", "x")`, checked by the pass).
-        r#"(?:\\?["'])?\]?[ \t]*(?::=|=>|\.=|\?=|\+=|\|\|=|==|%3[Dd]|[:=]|：|,)[ \t]*"#,
+        r#"(?:\\?["'])?\]?[ \t]*"#,
+        r"(?::[ \t]*(?:&(?:\x27static[ \t]+)?)?(?:str|string|String|Secret|SecretString|CharSequence|char[ \t]*\*|\[\]byte|Option<String>|Option<&str>|Optional<String>|Any|any)[ \t]*=|[ \t]+(?:&(?:\x27static[ \t]+)?)?(?:str|string|String|Secret|SecretString|CharSequence|char[ \t]*\*|\[\]byte|Option<String>|Option<&str>|Optional<String>|Any|any)[ \t]*=",
+        r"|:::=|::=|:=|=>|!==|!=|===|==|\.=|\?=|\+=|\|\|=|%3[Dd]|[:=]|：|,)[ \t]*",
     ))
     .expect("constant regex")
 });
@@ -81,7 +83,22 @@ const SECRET_WORD_SUFFIXES: [&str; 24] = [
     "authorization",
 ];
 /// Words that are secret only as a whole word (`pass` but not `bypass`).
-const SECRET_WORDS_EXACT: [&str; 7] = ["pass", "auth", "sk", "secrets", "sig", "clave", "otp"];
+const SECRET_WORDS_EXACT: [&str; 9] = [
+    "pass", "auth", "sk", "secrets", "sig", "clave", "otp", "pat", "creds",
+];
+
+/// Words before `KEY` in an upper-case environment name that make it no secret (`PRIMARY_KEY`).
+const NOT_SECRET_BEFORE_KEY: [&str; 9] = [
+    "primary",
+    "foreign",
+    "sort",
+    "partition",
+    "routing",
+    "cache",
+    "public",
+    "pub",
+    "idempotency",
+];
 /// Two-word keys (`api_key`, `accessKey`, `session_id`).
 const SECRET_PAIRS: [(&str, &str); 16] = [
     ("tls", "key"),
@@ -228,6 +245,19 @@ fn is_secret_key(key: &str) -> bool {
     if is_secret_word(w[n - 1]) || (n >= 2 && is_secret_pair(w[n - 2], w[n - 1])) {
         return true;
     }
+    // `HEROKU_KEY`, `SENDGRID_KEY`: an upper-case environment name ending in KEY holds a key.
+    let env_name = key
+        .bytes()
+        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    if env_name
+        && n >= 2
+        && w[n - 1] == "KEY"
+        && !NOT_SECRET_BEFORE_KEY
+            .iter()
+            .any(|x| w[n - 2].eq_ignore_ascii_case(x))
+    {
+        return true;
+    }
     n >= 2
         && SECRET_CONTINUATIONS
             .iter()
@@ -330,9 +360,16 @@ fn value_span(s: &str, at: usize, cookie: bool) -> Option<(usize, usize, usize, 
 }
 
 /// If `value` starts with an auth scheme (`Bearer xyz`), the offset of the credential after it.
-fn after_auth_scheme(value: &str) -> Option<usize> {
+fn after_auth_scheme(value: &str, any_scheme: bool) -> Option<usize> {
     let (scheme, rest) = value.split_once([' ', '\t'])?;
-    if !AUTH_SCHEMES.iter().any(|x| scheme.eq_ignore_ascii_case(x)) {
+    // After `Authorization:` the first word is a scheme whatever it is (`Api-Token x`, `SSWS x`).
+    let named = any_scheme
+        && (2..=32).contains(&scheme.len())
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && !rest.trim_start().is_empty();
+    if !named && !AUTH_SCHEMES.iter().any(|x| scheme.eq_ignore_ascii_case(x)) {
         return None;
     }
     let skipped = rest.len() - rest.trim_start().len();
@@ -391,16 +428,29 @@ fn is_inert_value(v: &str) -> bool {
             .any(|x| v.eq_ignore_ascii_case(x))
 }
 
-/// The key of a [`KV_RE`] match, without quotes, brackets and operator.
+/// The key of a [`KV_RE`] match: its leading run of key characters, without the quotes,
+/// brackets, declared type and operator after it.
 fn key_name(text: &str) -> &str {
-    let text = text.trim_end_matches([' ', '\t']);
-    let text = text
-        .strip_suffix("%3D")
-        .or_else(|| text.strip_suffix("%3d"))
-        .unwrap_or(text);
-    text.trim_end_matches([' ', '\t', ':', '=', '：', '>', '.', '?', '+', '|', ','])
-        .trim_end_matches([' ', '\t', ']'])
-        .trim_matches(|ch| ch == '"' || ch == '\'' || ch == '\\')
+    let text = text.trim_start_matches(['"', '\'', '\\']);
+    for spaced in ["mot de passe", "Mot de passe"] {
+        if text.starts_with(spaced) {
+            return &text[..spaced.len()];
+        }
+    }
+    let end = text
+        .char_indices()
+        .find(|&(_, ch)| {
+            !(ch.is_ascii_alphanumeric()
+                || matches!(ch, '_' | '.' | '-')
+                || (!ch.is_ascii() && ch.is_alphabetic()))
+        })
+        .map_or(text.len(), |(i, _)| i);
+    // `%3D` is an operator, not the key's tail.
+    let key = &text[..end];
+    key.strip_suffix("%3D")
+        .or_else(|| key.strip_suffix("%3d"))
+        .unwrap_or(key)
+        .trim_end_matches('.')
 }
 
 /// `token: password: x`: the whole value (from `at` to `resume`) is itself a secret key and
@@ -466,9 +516,13 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
         let spaced = text.ends_with([' ', '\t']);
         let op = text.trim_end_matches([' ', '\t']);
         let colon = op.ends_with([':', '：']);
-        // `"password", "x"` is an argument list; `password, user` is prose.
+        // `setProperty("password", "x")` is an argument list; `password, user` is prose and
+        // `"kind":"Secret","data"` is JSON.
         let comma = op.ends_with(',');
-        if comma && !op[..op.len() - 1].trim_end().ends_with(['"', '\'']) {
+        if comma
+            && (!op[..op.len() - 1].trim_end().ends_with(['"', '\''])
+                || !s[..m.start()].trim_end().ends_with('('))
+        {
             continue;
         }
         let cookie = is_cookie_key(key);
@@ -480,11 +534,12 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
             continue;
         }
         if !cookie {
+            let any_scheme = ends_with_ci(key, "authorization");
             if quoted {
-                if let Some(off) = after_auth_scheme(&s[vs..ve]) {
+                if let Some(off) = after_auth_scheme(&s[vs..ve], any_scheme) {
                     vs += off;
                 }
-            } else if let Some(off) = after_auth_scheme(&s[vs..]) {
+            } else if let Some(off) = after_auth_scheme(&s[vs..], any_scheme) {
                 vs += off;
                 ve = unquoted_end(s, vs, false);
             }
@@ -496,6 +551,17 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
             continue;
         }
         if comma && !quoted {
+            continue;
+        }
+        // `Credentials = new NetworkCredential(…)`, `auth=HTTPBasicAuth(…)`: a call, whose
+        // arguments the call-arguments rule reads.
+        let call = value.len() > 1
+            && value.ends_with('(')
+            && value[..value.len() - 1]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'));
+        let constructor = !quoted && value.eq_ignore_ascii_case("new") && s[ve..].starts_with(' ');
+        if !quoted && (call || constructor) {
             continue;
         }
         if colon && spaced && !quoted && is_prose_value(s, key, value, ve) {
@@ -603,6 +669,12 @@ fn pass_url_userinfo(s: &str, hits: &mut u32) -> Option<String> {
         let pw = &info[colon + 1..];
         if pw.is_empty() || is_placeholder(pw) {
             continue;
+        }
+        // `https://cafebabe:deadbeef@gems…`: a user that looks random is half of a key pair.
+        let user = &info[..colon];
+        let user_start = m.start() + info_start;
+        if super::tokens::looks_random(user) && e.replace(user_start, user_start + colon, SECRET) {
+            *hits += 1;
         }
         let start = m.start() + info_start + colon + 1;
         if e.replace(start, start + pw.len(), SECRET) {
@@ -731,32 +803,51 @@ pub(crate) static CLI_FLAG: Rule = Rule {
 /// `redis-cli -a x`, `curl -u user:pass`.
 static CLI_PASSWORD_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
+        // mysql takes its password glued to -p; a spaced -p asks for it, and the next word is
+        // the database.
         r"(?-u:\b)(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)(?-u:\b)[^\n|;&]*?[ \t]-p([^ \t\r\n'\x22\-][^ \t\r\n'\x22]*)",
-        r"|(?-u:\b)sshpass[ \t]+-p[ \t]*([^ \t\r\n]+)",
+        r"|(?-u:\b)(?:sshpass|(?i-u:psexec|paexec)(?:\.exe)?|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)(?-u:\b)[^\n|;&]*?[ \t]-p[ \t]+['\x22]?([^ \t\r\n'\x22]+)",
         r"|(?-u:\b)redis-cli(?-u:\b)[^\n|;&]*?[ \t]-a[ \t]+([^ \t\r\n]+)",
-        r"|(?-u:\b)(?:curl|wget|http)(?-u:\b)[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)[ \t]*['\x22]?[^ \t\r\n:'\x22]+:([^ \t\r\n'\x22@]+)",
+        r"|(?-u:\b)(?:ldapsearch|ldapmodify|ldapadd|ldapdelete|ldapwhoami|ldappasswd|ldapcompare)(?-u:\b)[^\n|;&]*?[ \t]-w[ \t]+['\x22]?([^ \t\r\n'\x22]+)",
+        r"|(?-u:\b)(?:sqlcmd|bcp|isql|osql)(?-u:\b)[^\n|;&]*?[ \t]-P[ \t]*['\x22]?([^ \t\r\n'\x22]+)",
+        r"|(?-u:\b)(?i-u:net)[ \t]+(?i-u:use)[ \t]+[^ \t\r\n]+[ \t]+([^ \t\r\n/][^ \t\r\n]*)[ \t]+/(?i-u:user):",
+        // curl's -u user:password; a user that looks random is a key and goes too.
+        r"|(?-u:\b)(?:curl|wget|http)(?-u:\b)[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)[ \t]*['\x22]?([^ \t\r\n:'\x22]+):([^ \t\r\n'\x22]+)",
     ))
     .expect("constant regex")
 });
 
+/// The group of `CLI_PASSWORD_RE` that holds curl's user.
+const CURL_USER_GROUP: usize = 7;
+
 fn pass_cli_password(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in CLI_PASSWORD_RE.captures_iter(s) {
-        let Some(v) = (1..=4).find_map(|g| caps.get(g)) else {
-            continue;
-        };
-        let end = placeholders_at(s, v.start());
-        if end > v.start() {
-            continue;
+        let mut spans = Vec::new();
+        if let Some(user) = caps.get(CURL_USER_GROUP)
+            && super::tokens::looks_random(user.as_str())
+        {
+            spans.push(user);
         }
-        let end = v
-            .as_str()
-            .match_indices('<')
-            .map(|(k, _)| v.start() + k)
-            .find(|&i| placeholder_after(s, i))
-            .unwrap_or(v.end());
-        if end > v.start() && e.replace(v.start(), end, SECRET) {
-            *hits += 1;
+        if let Some(v) = (1..CURL_USER_GROUP)
+            .chain([CURL_USER_GROUP + 1])
+            .find_map(|g| caps.get(g))
+        {
+            spans.push(v);
+        }
+        for v in spans {
+            if placeholders_at(s, v.start()) > v.start() {
+                continue;
+            }
+            let end = v
+                .as_str()
+                .match_indices('<')
+                .map(|(k, _)| v.start() + k)
+                .find(|&i| placeholder_after(s, i))
+                .unwrap_or(v.end());
+            if end > v.start() && e.replace(v.start(), end, SECRET) {
+                *hits += 1;
+            }
         }
     }
     e.finish()
@@ -771,7 +862,16 @@ pub(crate) static CLI_PASSWORD: Rule = Rule {
         "mysql",
         "mariadb",
         "sshpass",
+        "psexec",
+        "paexec",
+        "mongo",
         "redis-cli",
+        "ldap",
+        "sqlcmd",
+        "bcp",
+        "isql",
+        "osql",
+        "net",
         "curl",
         "wget",
         "http",
@@ -791,6 +891,18 @@ pub(crate) static CLI_PASSWORD: Rule = Rule {
         ex(
             "redis-cli -h cache -a Sup3rS3cret ping",
             "redis-cli -h cache -a <SECRET> ping",
+        ),
+        ex(
+            "PsExec.exe \\\\web01 -u DOMAIN\\ops -p Winter2026! cmd",
+            "PsExec.exe \\\\web01 -u DOMAIN\\ops -p <SECRET> cmd",
+        ),
+        ex(
+            "ldapsearch -x -D cn=admin -w LdapPw9 -b dc=corp",
+            "ldapsearch -x -D cn=admin -w <SECRET> -b dc=corp",
+        ),
+        ex(
+            "curl --user c28wlsosanujy2z:qgsnai0xokrw4j1 -X POST",
+            "curl --user <SECRET>:<SECRET> -X POST",
         ),
     ],
     negatives: &[
@@ -980,4 +1092,269 @@ pub(crate) static XML: Rule = Rule {
         ),
     ],
     negatives: &[r#"<add key="Timeout" value="30"/>"#, "<user>bob</user>"],
+};
+
+/// A long single-dash flag naming a secret (`-Password x`, `-storepass x`, `-passin pass:x`),
+/// as PowerShell, keytool, openssl and many Windows tools write it.
+static CLI_SINGLE_DASH_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?:\A|[ \t])-(?i-u:password|passwd|pass|storepass|keypass|srcstorepass|deststorepass|",
+        r"srckeypass|destkeypass|passin|passout|secret|token|apikey|api-key|accesskey|secretkey|",
+        r"clientsecret|securepassword)",
+        r#"[ \t]+(?:"([^"\n]*)"|'([^'\n]*)'|([^ \t\r\n"'\-][^ \t\r\n"']*))"#,
+    ))
+    .expect("constant regex")
+});
+
+/// Replaces the first group that matched in each match of `re` (a value, quoted or not), up to
+/// a placeholder it runs into.
+fn pass_first_group(re: &Matcher, groups: usize, s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in re.captures_iter(s) {
+        if let Some(v) = (1..=groups).find_map(|g| caps.get(g))
+            && let Some(n) = pass_first_group_at(s, v, &mut e)
+        {
+            *hits += n;
+        }
+    }
+    e.finish()
+}
+
+/// Words that follow a flag's name in prose (`use -Password to set it`), not a value.
+const FLAG_PROSE: [&str; 16] = [
+    "to", "is", "was", "are", "the", "a", "an", "and", "or", "for", "in", "on", "with", "not",
+    "flag", "option",
+];
+
+fn pass_single_dash(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in CLI_SINGLE_DASH_RE.captures_iter(s) {
+        let Some(v) = (1..=3).find_map(|g| caps.get(g)) else {
+            continue;
+        };
+        if FLAG_PROSE.contains(&v.as_str()) {
+            continue;
+        }
+        if let Some(out) = pass_first_group_at(s, v, &mut e) {
+            *hits += out;
+        }
+    }
+    e.finish()
+}
+
+/// Replaces `v` (a value) in `e` up to a placeholder it runs into; 1 when it did.
+fn pass_first_group_at(s: &str, v: crate::matcher::Match<'_>, e: &mut Edit<'_>) -> Option<u32> {
+    if is_inert_value(v.as_str()) || placeholders_at(s, v.start()) > v.start() {
+        return None;
+    }
+    let end = v
+        .as_str()
+        .match_indices('<')
+        .map(|(k, _)| v.start() + k)
+        .find(|&i| placeholder_after(s, i))
+        .unwrap_or(v.end());
+    (end > v.start() && e.replace(v.start(), end, SECRET)).then_some(1)
+}
+
+pub(crate) static CLI_SINGLE_DASH: Rule = Rule {
+    id: "credential.cli-single-dash",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "The value after a single-dash flag naming a secret: -Password x (PowerShell), -storepass x (keytool), -passin pass:x (openssl).",
+    keywords: &[
+        "-pass",
+        "-storepass",
+        "-keypass",
+        "-srcstorepass",
+        "-deststorepass",
+        "-srckeypass",
+        "-destkeypass",
+        "-secret",
+        "-token",
+        "-apikey",
+        "-api-key",
+        "-accesskey",
+        "-secretkey",
+        "-clientsecret",
+        "-securepassword",
+    ],
+    gate: always,
+    pass: pass_single_dash,
+    matchers: &[&CLI_SINGLE_DASH_RE],
+    examples: &[
+        ex(
+            "Connect-VIServer -Server vc01 -User admin -Password VMware1!",
+            "Connect-VIServer -Server vc01 -User admin -Password <SECRET>",
+        ),
+        ex(
+            "keytool -importcert -storepass changeit2 -noprompt",
+            "keytool -importcert -storepass <SECRET> -noprompt",
+        ),
+    ],
+    negatives: &["use -Password to set it", "openssl -passin is unset"],
+};
+
+/// A secret word, then spaces and a quoted value, with no operator: `password 'x'` (Gradle),
+/// `the password is "x"`, `пароль "x"`; and `.netrc`'s `machine h login u password x`.
+static SPACED_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        // Only password words: `secret "db-creds"` and `token "default-token"` name objects.
+        r"(?-u:\b)(?i-u:password|passwd|passphrase|passcode|pwd)",
+        r"(?:[ \t]+(?:(?i-u:is|was|of)|(?i-u:for)[ \t]+(?:(?i-u:the)[ \t]+)?(?:(?i-u:user|account)[ \t]+)?",
+        r"(?:'[^'\n]*'|\x22[^\x22\n]*\x22|[^ \t\r\n'\x22]+)[ \t]+(?i-u:is)))?",
+        r#"[ \t]+(?:"([^"\n]+)"|'([^'\n]+)')"#,
+        r#"|(?:пароль|Пароль|密码|パスワード|비밀번호|Passwort|contraseña|senha)[ \t]+(?:"([^"\n]+)"|'([^'\n]+)')"#,
+        r"|(?-u:\b)machine[ \t]+[^ \t\r\n]+[ \t]+login[ \t]+[^ \t\r\n]+[ \t]+password[ \t]+([^ \t\r\n]+)",
+    ))
+    .expect("constant regex")
+});
+
+pub(crate) static SPACED: Rule = Rule {
+    id: "credential.spaced",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "A quoted value after a secret word with no operator (password 'x', the password is \"x\", пароль \"x\"), and .netrc's password field.",
+    keywords: &[
+        "pass",
+        "pwd",
+        "пароль",
+        "Пароль",
+        "密码",
+        "パスワード",
+        "비밀번호",
+        "contraseña",
+        "senha",
+        "machine",
+    ],
+    gate: always,
+    pass: |s, hits| pass_first_group(&SPACED_RE, 5, s, hits),
+    matchers: &[&SPACED_RE],
+    examples: &[
+        ex(
+            "credentials { username 'ci' password 'Gr4dle!' }",
+            "credentials { username 'ci' password '<SECRET>' }",
+        ),
+        ex(
+            "The default password is 'blooberry'",
+            "The default password is '<SECRET>'",
+        ),
+        ex(
+            "machine api.example.com login ziggy password 012345abcdef",
+            "machine <HOST> login ziggy password <SECRET>",
+        ),
+    ],
+    negatives: &[
+        "password reset link sent",
+        "failed to mount secret \"db-creds\" in namespace prod",
+    ],
+};
+
+/// The password argument of the .NET, Java and Python credential constructors:
+/// `NetworkCredential("user", "pw")`, `DirectoryEntry("LDAP://…", "user", "pw")`,
+/// `HTTPBasicAuth('user', 'pw')`.
+static CALL_ARGS_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?i-u:networkcredential|directoryentry|passwordauthentication|usernamepasswordcredentials|",
+        r"usernamepasswordauthenticationtoken|httpbasicauth|httpdigestauth|basicauth|setbasicauth|",
+        r"basic_auth|simplecredentials|authenticate)[ \t]*\([ \t]*",
+        r#"(?:"[^"\n]*"|'[^'\n]*')(?:[ \t]*,[ \t]*(?:"[^"\n]*"|'[^'\n]*'))?[ \t]*,[ \t]*"#,
+        r#"(?:"([^"\n]*)"|'([^'\n]*)')"#,
+    ))
+    .expect("constant regex")
+});
+
+pub(crate) static CALL_ARGUMENTS: Rule = Rule {
+    id: "credential.call-arguments",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "The password argument of a credential constructor: NetworkCredential(\"u\", \"pw\"), DirectoryEntry(path, \"u\", \"pw\"), HTTPBasicAuth('u', 'pw').",
+    keywords: &[
+        "credential",
+        "directoryentry",
+        "authentication",
+        "basicauth",
+        "digestauth",
+        "basic_auth",
+        "authenticate",
+    ],
+    gate: |f| f.open_paren,
+    pass: |s, hits| pass_first_group(&CALL_ARGS_RE, 2, s, hits),
+    matchers: &[&CALL_ARGS_RE],
+    examples: &[
+        ex(
+            "smtp.Credentials = new NetworkCredential(\"ci\", \"vzihlaquknriqlht\");",
+            "smtp.Credentials = new NetworkCredential(\"ci\", \"<SECRET>\");",
+        ),
+        ex(
+            "requests.get(url, auth=HTTPBasicAuth('bot', 'Pa55'))",
+            "requests.get(url, auth=HTTPBasicAuth('bot', '<SECRET>'))",
+        ),
+    ],
+    negatives: &["NetworkCredential(user) failed", "basicauth disabled (x)"],
+};
+
+/// The data of a Kubernetes Secret written on one line (`kind: Secret … data: key: <base64>`):
+/// every base64 value in it, whatever its key.
+static K8S_SECRET_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(
+        r#"(?-u:\b)[A-Za-z0-9_.\-]+["']?:[ \t]*["']?([A-Za-z0-9+/]{4,}={0,2})["']?(?:[ \t,}]|\z)"#,
+    )
+    .expect("constant regex")
+});
+
+fn pass_k8s_secret(s: &str, hits: &mut u32) -> Option<String> {
+    let lower = s.to_ascii_lowercase();
+    let compact: String = lower
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '\t' | '"' | '\''))
+        .collect();
+    if !compact.contains("kind:secret") {
+        return None;
+    }
+    let data = ["data:", "data\":", "data':"]
+        .iter()
+        .filter_map(|k| lower.find(k))
+        .min()?;
+    let mut e = Edit::new(s);
+    let mut pos = data;
+    while let Some(caps) = K8S_SECRET_RE.captures_at(s, pos) {
+        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
+            break;
+        };
+        pos = v.end().max(whole.start() + 1);
+        let value = v.as_str();
+        // Base64 of a secret: a length a multiple of four or `=` padding, and not a plain word.
+        let base64 = value.len() >= 8 && (value.len() % 4 == 0 || value.ends_with('='));
+        let plain = value.bytes().all(|b| b.is_ascii_lowercase())
+            || value.bytes().all(|b| b.is_ascii_digit());
+        if base64 && !plain && e.replace(v.start(), v.end(), SECRET) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static K8S_SECRET: Rule = Rule {
+    id: "credential.k8s-secret",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "Every base64 value in the data of a Kubernetes Secret written on one line, whatever its key.",
+    keywords: &["secret"],
+    gate: always,
+    pass: pass_k8s_secret,
+    matchers: &[&K8S_SECRET_RE],
+    examples: &[
+        ex(
+            "apiVersion: v1 kind: Secret metadata: name: db data: extra: YWRtaW46cGFzc3dvcmQ= user: cm9vdA==",
+            "apiVersion: v1 kind: Secret metadata: name: db data: extra: <SECRET> user: <SECRET>",
+        ),
+        ex(
+            "{\"kind\":\"Secret\",\"data\":{\"tls.crt\":\"LS0tLS1CRUdJTg==\"}}",
+            "{\"kind\":\"Secret\",\"data\":{\"tls.crt\":\"<SECRET>\"}}",
+        ),
+    ],
+    negatives: &[
+        "kind: ConfigMap data: extra: YWRtaW46cGFzc3dvcmQ=",
+        "kind: Secret data: replicas: 3",
+    ],
 };

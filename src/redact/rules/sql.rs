@@ -392,7 +392,8 @@ pub(crate) static DRIVER_MESSAGE: Rule = Rule {
 static USER_DDL_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // `CREATE USER name IDENTIFIED BY`, `GRANT … TO name IDENTIFIED BY`.
-        r"(?-u:\b)(?i-u:user|to)[ \t]+[^ \t\r\n]+[ \t]+(?i-u:identified)[ \t]+(?i-u:by)(?:[ \t]+(?i-u:password))?[ \t]+",
+        r"(?-u:\b)(?i-u:user|to)[ \t]+[^ \t\r\n]+[ \t]+(?i-u:identified)(?:[ \t]+(?i-u:with)[ \t]+[A-Za-z0-9_]+)?",
+        r"[ \t]+(?i-u:by)(?:[ \t]+(?i-u:password))?[ \t]+",
         r#"(?:'([^'\n]*)'?|"([^"\n]*)"?|([A-Za-z0-9_!@#$%^&*+.\-]+))"#,
         r"|(?-u:\b)(?i-u:password)(?:[ \t]+|[ \t]*=?[ \t]*(?i-u:password)?[ \t]*\([ \t]*)'([^'\n]*)'?",
     ))
@@ -430,8 +431,8 @@ pub(crate) static USER_DDL: Rule = Rule {
             "executing CREATE USER 'app'@'%' IDENTIFIED BY '<SECRET>';",
         ),
         ex(
-            "ALTER ROLE report WITH LOGIN PASSWORD 'md5abc123';",
-            "ALTER ROLE report WITH LOGIN PASSWORD '<SECRET>';",
+            "ALTER USER 'root'@'localhost' IDENTIFIED WITH mysql_native_password BY 'r00t!';",
+            "ALTER USER 'root'@'localhost' IDENTIFIED WITH mysql_native_password BY '<SECRET>';",
         ),
     ],
     negatives: &["user identified by badge", "password reset requested"],

@@ -9,7 +9,7 @@
 use std::sync::LazyLock;
 
 use super::super::RedactionClass;
-use super::super::rule::{Rule, ex};
+use super::super::rule::{Rule, always, ex};
 use super::super::text::{
     Edit, TOKEN, byte_at, byte_before, is_word_byte, next_char, placeholder_after,
     placeholder_before,
@@ -40,7 +40,7 @@ pub(crate) static PEM_BLOCK: Rule = Rule {
     placeholder: TOKEN,
     description: "A PEM block (private key, certificate) from its BEGIN line to its END line.",
     keywords: &["-----begin"],
-    gate: super::super::rule::always,
+    gate: always,
     pass: pass_pem,
     matchers: &[&PEM_RE],
     examples: &[
@@ -307,6 +307,269 @@ vendor!(
     negatives: &["eyJ is base64 for {\"", "eyJhbGciOiJI only"],
 );
 
+vendor!(
+    TELEGRAM_BOT_TOKEN, TELEGRAM_BOT_TOKEN_RE, "token.telegram-bot",
+    "A Telegram bot token: the bot id, a colon and 35 base64url bytes starting with A.",
+    keywords: &[":a"],
+    min_run: 30,
+    pattern: r"[0-9]{5,16}:A[A-Za-z0-9_-]{34}",
+    examples: &[
+        ex("bot 4839574813:AAFD39kkdpWt3ywyRZergyOLMaJhac61qcX started", "bot <TOKEN> started"),
+        ex("telegram=84269600:Aoibvpgk7k6i5t868cmkdfimw_br4cn-ak5", "telegram=<TOKEN>"),
+    ],
+    negatives: &["12:Abc", "retry 3:Again later"],
+);
+
+vendor!(
+    AZURE_CLIENT_SECRET, AZURE_CLIENT_SECRET_RE, "token.azure-client-secret",
+    "An Azure AD (Entra) client secret: three characters, a digit, Q~ and 31 to 34 more.",
+    keywords: &["q~"],
+    min_run: 4,
+    pattern: r"[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}",
+    examples: &[
+        ex("client secret QtT8Q~9C-_Ij~RouHVpD2Tuf3oHWGh.DQ3kcjbAn rotated", "client secret <TOKEN> rotated"),
+        ex("'dO29Q~F5-VwnW.lZdd11xFF_t5NAXCaGwDl9NbT1'", "'<TOKEN>'"),
+    ],
+    negatives: &["Q~ is not a secret", "abc1Q~short"],
+);
+
+vendor!(
+    MORE_VENDOR_TOKEN, MORE_VENDOR_TOKEN_RE, "token.vendor-prefix",
+    "Other provider tokens with a fixed prefix: Vault (hvs., hvb.), DigitalOcean refresh (dor_v1_), GitLab feature flags (glffct-), Sourcegraph (sgp_), Square (sq0atp-, sq0csp-, EAAA), Flutterwave (FLWSECK-, FLWPUBK-), Adobe (p8e-), 42 (s-s4t2…), AWS Bedrock (ABSK…), Cloudflare origin CA (v1.0-…), Mailchimp (…-usN), Mapbox (sk.eyJ), PlanetScale (pscale_), Pulumi (pul-), Doppler, Prefect (pnu_), Readme (rdme_), Shippo, Duffel, Contentful (CFPAT-), Age (AGE-SECRET-KEY-1), Dynatrace (dt0c01.), EasyPost (EZAK), Groq (gsk_), xAI (xai-), Perplexity (pplx-), Replicate (r8_), Google OAuth (ya29., 1//0), NuGet (oy2…), Yandex (t1.…, AQVN), Okta SSWS.",
+    keywords: &["hvs.", "hvb.", "dor_v1_", "glffct-", "sgp_", "sq0atp-", "sq0csp-", "flwseck", "flwpubk", "p8e-", "s-s4t2", "absk", "v1.0-", "-us", "pscale_", "pul-", "pnu_", "rdme_", "shippo_", "duffel_", "cfpat-", "age-secret-key-1", "dt0c01.", "ezak", "eztk", "gsk_", "xai-", "pplx-", "r8_", "ya29.", "1//0", "oy2", "t1.", "aqvn"],
+    min_run: 8,
+    pattern: concat!(
+        r"hv[sb]\.[A-Za-z0-9_\-]{24,}",
+        r"|dor_v1_[a-f0-9]{64}",
+        r"|glffct-[A-Za-z0-9_\-]{20}",
+        r"|sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}",
+        r"|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}",
+        r"|FLW(?:SECK|PUBK)_TEST-[a-fA-F0-9]{12,32}(?:-X)?|FLW(?:SECK|PUBK)-[a-fA-F0-9]{12,32}(?:-X)?",
+        r"|p8e-[A-Za-z0-9]{32}",
+        r"|s-s4t2(?:ud|af)-[a-f0-9]{64}",
+        r"|ABSK[A-Za-z0-9+/]{100,}={0,2}",
+        r"|v1\.0-[a-f0-9]{24}-[a-f0-9]{146}",
+        r"|[0-9a-f]{32}-us[0-9]{1,2}",
+        r"|pscale_(?:tkn|oauth|pw)_[A-Za-z0-9=\-_.]{32,64}",
+        r"|pul-[a-f0-9]{40}",
+        r"|pnu_[A-Za-z0-9]{36}",
+        r"|rdme_[a-z0-9]{70}",
+        r"|shippo_(?:live|test)_[a-f0-9]{40}",
+        r"|duffel_(?:test|live)_[A-Za-z0-9_\-=]{43}",
+        r"|CFPAT-[A-Za-z0-9_\-]{43}",
+        r"|AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        r"|dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}",
+        r"|EZ[AT]K[A-Za-z0-9]{54}",
+        r"|gsk_[A-Za-z0-9]{52}",
+        r"|xai-[A-Za-z0-9]{80}",
+        r"|pplx-[A-Za-z0-9]{48}",
+        r"|r8_[A-Za-z0-9]{37}",
+        r"|ya29\.[A-Za-z0-9_\-]{30,}",
+        r"|1//0[A-Za-z0-9_\-]{30,}",
+        r"|oy2[a-z0-9]{43}",
+        r"|t1\.[A-Z0-9a-z_\-]+={0,2}\.[A-Z0-9a-z_\-]{86}={0,2}",
+        r"|AQVN[A-Za-z0-9_\-]{35,38}",
+    ),
+    examples: &[
+        ex("vault token hvs.CAESIJ2l3pwyOpsYnoFuTxWNGdPu8Qm7sZFH0z3m now", "vault token <TOKEN> now"),
+        ex("MAILCHIMP='bd3777708aecfee66c5335f62a6246a4-us13'", "MAILCHIMP='<TOKEN>'"),
+        ex("nuget push pkg.nupkg oy2dgb333j35kjjybcf99yzxo7hjyloera4anxn4ivcvle", "nuget push pkg.nupkg <TOKEN>"),
+    ],
+    negatives: &["hvs. is Vault's prefix", "v1.0-beta released"],
+);
+
+vendor!(
+    SIDEKIQ_CREDENTIAL, SIDEKIQ_CREDENTIAL_RE, "token.sidekiq",
+    "A Sidekiq Pro/Enterprise gem credential (hex:hex) for contribsys.com.",
+    keywords: &["contribsys"],
+    min_run: 8,
+    pattern: r"[0-9a-f]{8}:[0-9a-f]{8}",
+    examples: &[
+        ex("BUNDLE_ENTERPRISE__CONTRIBSYS__COM: cafebabe:deadbeef", "BUNDLE_ENTERPRISE__CONTRIBSYS__COM: <TOKEN>"),
+        ex("source https://cafebabe:deadbeef@gems.contribsys.com/", "source https://<TOKEN>@<HOST>/"),
+    ],
+    negatives: &["contribsys gems fetched", "contribsys at 10:00:00"],
+);
+
+/// The hash of a password (crypt(3) and its descendants, Kerberos AS-REP/TGS, LDAP `{SSHA}`):
+/// as good as the password to anyone who can run a cracker.
+static PASSWORD_HASH_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"\$(?:1|2[abxy]?|5|6|7|8|9|y|gy|apr1|md5|sha1|argon2id|argon2i|argon2d|scrypt|pbkdf2(?:-sha256|-sha512)?)\$",
+        r"[A-Za-z0-9./+=,$\-]{8,}",
+        r"|\$krb5(?:asrep|tgs|pa)\$[^ \t\r\n'\x22]{16,}",
+        r"|\{(?i-u:ssha|sha|smd5|md5|crypt|ssha256|ssha512|pbkdf2)\}[A-Za-z0-9+/=.$]{8,}",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_password_hash(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for m in PASSWORD_HASH_RE.find_iter(s) {
+        // A hash has at least two `$`-separated fields after its id (`$2a$12$…`, `$6$salt$…`).
+        let text = m.as_str();
+        let fields = text.matches('$').count();
+        if text.starts_with('$') && fields < 3 && !text.starts_with("$krb5") {
+            continue;
+        }
+        if byte_before(s, m.start()).is_some_and(|b| b.is_ascii_alphanumeric())
+            || placeholder_after(s, m.end())
+        {
+            continue;
+        }
+        if e.replace(m.start(), m.end(), TOKEN) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static PASSWORD_HASH: Rule = Rule {
+    id: "token.password-hash",
+    class: RedactionClass::Token,
+    placeholder: TOKEN,
+    description: "A password hash: crypt(3) ($1$, $2a$, $5$, $6$, $y$, $argon2id$, …), Kerberos $krb5asrep$/$krb5tgs$, LDAP {SSHA}.",
+    keywords: &[
+        "$1$", "$2$", "$2a$", "$2b$", "$2x$", "$2y$", "$5$", "$6$", "$7$", "$8$", "$9$", "$y$",
+        "$gy$", "$apr1$", "$md5$", "$sha1$", "$argon2", "$scrypt$", "$pbkdf2", "$krb5", "{ssha",
+        "{sha", "{smd5}", "{md5}", "{crypt}", "{pbkdf2}",
+    ],
+    gate: always,
+    pass: pass_password_hash,
+    matchers: &[&PASSWORD_HASH_RE],
+    examples: &[
+        ex(
+            "user admin hash $2a$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW set",
+            "user admin hash <TOKEN> set",
+        ),
+        ex(
+            "shadow: root:$6$qoE2letU$wWPRl.PVczjzeMVgjiA8LLy2nOyZ:19000",
+            "shadow: root:<TOKEN>:19000",
+        ),
+    ],
+    negatives: &["price $5$ per unit", "costs $1 and $2"],
+};
+
+/// The account id inside an AWS ARN (`arn:aws:iam::123456789012:role/x`): the resource name
+/// stays, the twelve digits that name the account go.
+static ARN_ACCOUNT_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"arn:aws[a-z\-]*:[a-z0-9\-]+:[a-z0-9\-]*:([0-9]{12}):").expect("constant regex")
+});
+
+pub(crate) static AWS_ACCOUNT_IN_ARN: Rule = Rule {
+    id: "token.aws-account-id",
+    class: RedactionClass::Token,
+    placeholder: TOKEN,
+    description: "The twelve-digit account id inside an AWS ARN; the service and resource stay.",
+    keywords: &["arn:aws"],
+    gate: |f| f.digit,
+    pass: pass_arn_account,
+    matchers: &[&ARN_ACCOUNT_RE],
+    examples: &[
+        ex(
+            "AccessDenied on arn:aws:iam::123456789012:role/deploy",
+            "AccessDenied on arn:aws:iam::<TOKEN>:role/deploy",
+        ),
+        ex(
+            "arn:aws:kms:us-east-2:324320755747:key/x",
+            "arn:aws:kms:us-east-2:<TOKEN>:key/x",
+        ),
+    ],
+    negatives: &[
+        "arn:aws:s3:::my-bucket/*",
+        "arn:aws:iam::aws:policy/ReadOnlyAccess",
+    ],
+};
+
+fn pass_arn_account(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in ARN_ACCOUNT_RE.captures_iter(s) {
+        if let Some(v) = caps.get(1)
+            && e.replace(v.start(), v.end(), TOKEN)
+        {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+/// Webhook URLs whose path is the credential: Slack, Discord, Microsoft Teams, and the generic
+/// `/webhook(s)/<key>` and reset/verify/invite links with a long key in the path.
+static WEBHOOK_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_\-]{8,})",
+        r"|discord(?:app)?\.com/api/webhooks/([0-9]{5,}/[A-Za-z0-9_\-]{20,})",
+        r"|(?:webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/([A-Za-z0-9@/_\-]{20,})",
+        r"|/(?:webhooks?|hooks|api/hooks)/(?:incoming/)?([A-Za-z0-9_\-]{16,})",
+        r"|/(?:reset|reset-password|password-reset|verify|verify-email|confirm|invite|activate|magic-link|unsubscribe|share)/([A-Za-z0-9_\-]{20,})",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_webhook(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in WEBHOOK_RE.captures_iter(s) {
+        let Some(v) = (1..=5).find_map(|g| caps.get(g)) else {
+            continue;
+        };
+        // A key: not a plain word (`/hooks/deployment-notifications` is a route).
+        let key = v.as_str();
+        let word = key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_');
+        if word || placeholder_after(s, v.end()) {
+            continue;
+        }
+        if e.replace(v.start(), v.end(), TOKEN) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static WEBHOOK_URL: Rule = Rule {
+    id: "token.webhook-url",
+    class: RedactionClass::Token,
+    placeholder: TOKEN,
+    description: "The key in the path of a webhook or one-time link: Slack, Discord, Teams, /webhooks/<key>, /reset/<key>.",
+    keywords: &[
+        "hooks.slack.com",
+        "discord",
+        "webhook",
+        "/hooks/",
+        "/reset",
+        "/password-reset/",
+        "/verify",
+        "/confirm/",
+        "/invite/",
+        "/activate/",
+        "/magic-link/",
+        "/unsubscribe/",
+        "/share/",
+    ],
+    gate: |f| f.max_run >= 8,
+    pass: pass_webhook,
+    matchers: &[&WEBHOOK_RE],
+    examples: &[
+        ex(
+            "POST https://hooks.slack.com/services/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 200",
+            "POST https://<HOST>/services/<TOKEN> 200",
+        ),
+        ex(
+            "discord.com/api/webhooks/1234567890/AbCdEfGhIjKlMnOpQrStUvWxYz_0123 failed",
+            "<HOST>/api/webhooks/<TOKEN> failed",
+        ),
+        ex(
+            "sent /reset-password/Zk3pQ9vX2mL7nB4cR8tY1wE6 to user",
+            "sent /reset-password/<TOKEN> to user",
+        ),
+    ],
+    negatives: &[
+        "GET /hooks/deployment-notifications 200",
+        "webhook delivered in 30ms",
+    ],
+};
+
 // ---------------------------------------------------------------------------------------------
 // Long random runs: hex with letters and digits, or base64 whose classes keep switching.
 
@@ -322,18 +585,34 @@ fn pass_long_tokens(s: &str, hits: &mut u32) -> Option<String> {
         if byte_at(s, end).is_some_and(|b| is_word_byte(b) || b == b'<') {
             end = m.start() + m.as_str().trim_end_matches('=').len();
         }
-        if is_token_like(m.as_str())
-            && !labelled_as_trace_id(s, m.start())
-            && e.replace(m.start(), end, TOKEN)
-        {
-            *hits += 1;
+        if is_token_like(m.as_str()) {
+            if !labelled_as_trace_id(s, m.start()) && e.replace(m.start(), end, TOKEN) {
+                *hits += 1;
+            }
+            continue;
+        }
+        // A name that carries a token (`app-<64 hex>`, `build_<key>`): the token goes alone.
+        let mut at = m.start();
+        for seg in m.as_str().split(['-', '_']) {
+            let seg_end = (at + seg.len()).min(end);
+            if seg.len() >= 32
+                && is_token_like(seg)
+                && !labelled_as_trace_id(s, at)
+                && e.replace(at, seg_end, TOKEN)
+            {
+                *hits += 1;
+            }
+            at += seg.len() + 1;
         }
     }
     e.finish()
 }
 
 /// Long hex with letters and digits, or base64-ish text whose character classes keep switching
-/// (random data does, `CamelCaseIdentifiers` and `/url/paths` do not).
+/// (random data does, `CamelCaseIdentifiers` and `/url/paths` do not), or a run of lower-case
+/// letters and digits (or upper-case and digits) that reads as random: few vowels, classes
+/// switching often. A run made mostly of words joined by `-` or `_`
+/// (`Microsoft-Windows-PlatformUpdate-Package`) is a name, not a token.
 fn is_token_like(run: &str) -> bool {
     let body = run.trim_end_matches('=');
     if body.len() < 32 {
@@ -346,11 +625,34 @@ fn is_token_like(run: &str) -> bool {
     if hex {
         return digits && letters;
     }
-    let upper = b.iter().any(|x| x.is_ascii_uppercase());
-    let lower = b.iter().any(|x| x.is_ascii_lowercase());
-    if !(upper && lower && digits) || body.starts_with('/') || body.contains("//") {
+    if body.starts_with('/') || body.contains("//") || mostly_words(body) {
         return false;
     }
+    let upper = b.iter().any(|x| x.is_ascii_uppercase());
+    let lower = b.iter().any(|x| x.is_ascii_lowercase());
+    let switches = class_switches(b);
+    if upper && lower && digits {
+        return switches * 10 >= body.len() * 4;
+    }
+    // One letter case and digits: random if the classes switch often, vowels are rare and no
+    // part of it is a word (`payment-…_default_app-…` is a file name with an id in it).
+    digits
+        && letters
+        && switches * 10 >= body.len() * 3
+        && vowel_share(b) < 0.3
+        && !has_word_segment(body)
+}
+
+/// Whether a `-`/`_`-separated segment is a word: five letters or more, vowels as in words.
+fn has_word_segment(body: &str) -> bool {
+    body.split(['-', '_']).any(|seg| {
+        seg.len() >= 5
+            && seg.bytes().all(|b| b.is_ascii_alphabetic())
+            && vowel_share(seg.as_bytes()) >= 0.28
+    })
+}
+
+fn class_switches(b: &[u8]) -> usize {
     let class = |x: u8| {
         if x.is_ascii_uppercase() {
             0
@@ -362,8 +664,52 @@ fn is_token_like(run: &str) -> bool {
             3
         }
     };
-    let switches = b.windows(2).filter(|w| class(w[0]) != class(w[1])).count();
-    switches * 10 >= body.len() * 4
+    b.windows(2).filter(|w| class(w[0]) != class(w[1])).count()
+}
+
+/// The share of vowels among the letters (English text about 0.38, random letters about 0.19).
+fn vowel_share(b: &[u8]) -> f64 {
+    let letters = b.iter().filter(|x| x.is_ascii_alphabetic()).count();
+    let vowels = b
+        .iter()
+        .filter(|x| matches!(x.to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u'))
+        .count();
+    if letters == 0 {
+        return 1.0;
+    }
+    vowels as f64 / letters as f64
+}
+
+/// Whether `-`/`_`-joined segments are mostly words: letters only, three or more, a vowel.
+fn mostly_words(body: &str) -> bool {
+    let segs: Vec<&str> = body.split(['-', '_']).filter(|s| !s.is_empty()).collect();
+    if segs.len() < 3 {
+        return false;
+    }
+    let words = segs
+        .iter()
+        .filter(|s| {
+            s.len() >= 3
+                && s.bytes().all(|b| b.is_ascii_alphabetic())
+                && vowel_share(s.as_bytes()) >= 0.2
+        })
+        .count();
+    words * 10 >= segs.len() * 6
+}
+
+/// Whether a short value (a user name, an id) looks like a generated key rather than a name:
+/// eight or more letters and digits, hex, or with few vowels and switching classes.
+pub(crate) fn looks_random(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 8 || !b.iter().all(|x| x.is_ascii_alphanumeric()) {
+        return false;
+    }
+    let digits = b.iter().any(|x| x.is_ascii_digit());
+    let letters = b.iter().any(|x| x.is_ascii_alphabetic());
+    if !(digits && letters) {
+        return false;
+    }
+    b.iter().all(|x| x.is_ascii_hexdigit()) || (class_switches(b) >= 2 && vowel_share(b) < 0.3)
 }
 
 /// Whether the value at `start` follows a trace/span/request id key (kept for correlation).
