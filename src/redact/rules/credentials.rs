@@ -419,9 +419,21 @@ fn is_prose_value(s: &str, key: &str, value: &str, value_end: usize) -> bool {
     !strong && continues
 }
 
+/// Authentication methods and switches in capitals, which name how, not what
+/// (`(auth:SIMPLE)`, `auth: KERBEROS`, `password: REQUIRED`).
+const METHOD_VALUES: [&str; 16] = [
+    "SIMPLE", "KERBEROS", "TOKEN", "DIGEST", "PLAIN", "NONE", "BASIC", "BEARER", "LDAP", "SASL",
+    "OAUTH", "OAUTH2", "REQUIRED", "OPTIONAL", "ENABLED", "DISABLED",
+];
+
 fn is_inert_value(v: &str) -> bool {
     v.is_empty()
         || is_placeholder(v)
+        || METHOD_VALUES.contains(&v)
+        // A small hex number (`sessionid: 0x14ede63a5a70002`) is an id, not a credential.
+        || v.strip_prefix("0x").is_some_and(|h| {
+            (1..=16).contains(&h.len()) && h.bytes().all(|b| b.is_ascii_hexdigit())
+        })
         || v.bytes().all(|b| b == b'*')
         || ["null", "none", "nil", "undefined"]
             .iter()

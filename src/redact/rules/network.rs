@@ -176,6 +176,43 @@ static HOST_COUNTRY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     .expect("constant regex")
 });
 
+/// Country codes that are also words, file extensions or property suffixes (`mapred.tip.id`,
+/// `deploy.sh`, `index.md`): a name under one is a host only below a registry's second level
+/// (`wsi.edu.pl`, `x.co.in`).
+const AMBIGUOUS_CC: [&str; 30] = [
+    "id", "in", "is", "it", "at", "to", "by", "be", "do", "me", "my", "no", "so", "us", "as", "am",
+    "sh", "py", "pl", "rs", "md", "ms", "mk", "cc", "ps", "ml", "mo", "ai", "im", "io",
+];
+
+/// The second-level labels registries sell under a country code.
+const COUNTRY_SLDS: [&str; 16] = [
+    "com", "net", "org", "edu", "gov", "ac", "co", "or", "ne", "go", "mil", "nic", "gob", "gv",
+    "lg", "ad",
+];
+
+fn pass_country_hosts(s: &str, hits: &mut u32) -> Option<String> {
+    let spans = HOST_COUNTRY_RE
+        .find_iter(s)
+        .filter(|m| host_apart(s, m.start(), m.end()))
+        .filter(|m| {
+            let labels: Vec<&str> = m.as_str().rsplit('.').collect();
+            let tld = labels[0].to_ascii_lowercase();
+            // A label with a digit or a dash is a machine's (`cp-1.slowvm1.utah.cloudlab.us`),
+            // not a property's (`mapreduce.task.attempt.id`).
+            let machine = labels[1..]
+                .iter()
+                .any(|l| l.bytes().any(|b| b.is_ascii_digit() || b == b'-'));
+            !AMBIGUOUS_CC.contains(&tld.as_str())
+                || machine
+                || labels
+                    .get(1)
+                    .is_some_and(|sld| COUNTRY_SLDS.iter().any(|x| sld.eq_ignore_ascii_case(x)))
+        })
+        .map(|m| (m.start(), m.end()))
+        .collect();
+    apply_spans(s, spans, HOST, hits)
+}
+
 pub(crate) static COUNTRY: Rule = Rule {
     id: "host.country",
     class: RedactionClass::Host,
@@ -203,16 +240,18 @@ pub(crate) static COUNTRY: Rule = Rule {
         ".vg", ".vi", ".vn", ".vu", ".wf", ".ws", ".ye", ".yt", ".za", ".zm", ".zw",
     ],
     gate: always,
-    pass: |s, hits| pass_host_names(&HOST_COUNTRY_RE, s, hits),
+    pass: pass_country_hosts,
     matchers: &[&HOST_COUNTRY_RE],
     examples: &[
-        ex(
-            "rhost=host-81-190-1-2.dynamic.mm.pl user=root",
-            "rhost=<HOST> user=root",
-        ),
+        ex("resolve smtp.wanadoo.fr failed", "resolve <HOST> failed"),
         ex("lookup smtp.uni-wien.ac.at failed", "lookup <HOST> failed"),
+        ex("rhost=biblioteka.wsi.edu.pl", "rhost=<HOST>"),
     ],
-    negatives: &["run deploy.sh and main.py", "see README.md"],
+    negatives: &[
+        "run deploy.sh and main.py",
+        "see README.md",
+        "mapred.tip.id is deprecated",
+    ],
 };
 
 static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
@@ -315,13 +354,18 @@ pub(crate) static CLOUD_NODE: Rule = Rule {
 static SYSLOG_HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // BSD: a header anywhere a field starts (Thunderbird's lines carry one after their own).
-        r"(?:\A|[ \t])(?:<[0-9]{1,3}>)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ \t]+",
-        r"[0-9]{1,2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}[ \t]+",
+        r"(?:\A|[ \t]|(?-u:\b))(?:<[0-9]{1,3}>)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ \t]+",
+        r"[0-9]{1,2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}[ \t]+(?:[A-Za-z0-9_.\-]+@)?",
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*(?:/[A-Za-z0-9][A-Za-z0-9_.\-]*)?)[ \t]+",
-        r"[A-Za-z0-9_./\-]+(?:\([A-Za-z0-9_.\-]*\))?(?:\[[0-9]+\])?:(?:[ \t]|\z)",
+        // The program: `sshd[123]:`, `crond(pam_unix)[2915]:`, macOS's `sandboxd[129] ([31211]):`,
+        // `syslogd 1.4.1:`.
+        r"[A-Za-z0-9_./\-]+(?:\([A-Za-z0-9_.\-]*\))?(?:\[[0-9]+\])?",
+        r"(?:[ \t]+\([^()\n]*\)|[ \t]+[0-9][0-9.]*)?:(?:[ \t]|\z)",
         // RFC 5424: `<PRI>VERSION TIMESTAMP HOST APP`.
         r"|\A<[0-9]{1,3}>[0-9][ \t]+[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9]{2}:?[0-9]{2})?[ \t]+",
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)[ \t]+[^ \t\r\n]+",
+        // Thunderbird's and BGL's own header: `- 1131566461 2005.11.09 dn228 …`.
+        r"|\A[A-Z_\-]*[ \t]+[0-9]{10}[ \t]+[0-9]{4}\.[0-9]{2}\.[0-9]{2}[ \t]+([A-Za-z][A-Za-z0-9_\-]*)[ \t]",
     ))
     .expect("constant regex")
 });
@@ -329,7 +373,7 @@ static SYSLOG_HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_syslog_host(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in SYSLOG_HOST_RE.captures_iter(s) {
-        let Some(host) = caps.get(1).or_else(|| caps.get(2)) else {
+        let Some(host) = (1..=3).find_map(|g| caps.get(g)) else {
             continue;
         };
         if host.as_str().eq_ignore_ascii_case("localhost") {
@@ -359,6 +403,14 @@ pub(crate) static SYSLOG_HOST: Rule = Rule {
         ex(
             "<34>1 2026-11-29T10:00:00Z web01 app - - - started",
             "<34>1 2026-11-29T10:00:00Z <HOST> app - - - started",
+        ),
+        ex(
+            "Jul  1 09:29:02 calvisitor-10-105-160-95 sandboxd[129] ([31211]): deny",
+            "Jul  1 09:29:02 <HOST> sandboxd[<PID>] ([31211]): deny",
+        ),
+        ex(
+            "- 1131566461 2005.11.09 dn228 Nov 9 12:01:01 dn228/dn228 crond[2915]: ok",
+            "- 1131566461 2005.11.09 <HOST> Nov 9 12:01:01 <HOST> crond[<PID>]: ok",
         ),
     ],
     negatives: &["Jun 14 15:16:01 is when it began", "10:00:00 - - started"],

@@ -625,7 +625,7 @@ fn is_token_like(run: &str) -> bool {
     if hex {
         return digits && letters;
     }
-    if body.starts_with('/') || body.contains("//") || mostly_words(body) {
+    if body.starts_with('/') || body.contains("//") || mostly_words(body) || ends_in_uuid(body) {
         return false;
     }
     let upper = b.iter().any(|x| x.is_ascii_uppercase());
@@ -678,6 +678,17 @@ fn vowel_share(b: &[u8]) -> f64 {
         return 1.0;
     }
     vowels as f64 / letters as f64
+}
+
+/// Whether the run is a UUID, or a prefixed one (`req-3ea4052c-895d-…`): ids the agent
+/// correlates on, never credentials (see the module documentation of `redact`).
+fn ends_in_uuid(body: &str) -> bool {
+    let segs: Vec<&str> = body.rsplitn(6, '-').collect();
+    segs.len() >= 5
+        && [12, 4, 4, 4, 8]
+            .iter()
+            .zip(&segs)
+            .all(|(&n, seg)| seg.len() == n && seg.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Whether `-`/`_`-joined segments are mostly words: letters only, three or more, a vowel.
@@ -767,6 +778,8 @@ pub(crate) static LONG_RUN: Rule = Rule {
     ],
     negatives: &[
         "traceId=4bf92f3577b34da6a3ce929d0e0e4736 span ok",
+        "[instance: b9000564-fe1a-409b-b8cc-1e88b294cd1d] VM Started",
+        "[req-3ea4052c-895d-4b64-9e2d-04d64c4d94ab - -] ok",
         "AbstractSingletonProxyFactoryBeanConfigurationLoader failed",
         "/var/lib/kubelet/pods/volumes/kubernetes.io~configmap",
     ],
