@@ -822,7 +822,8 @@ static CLI_PASSWORD_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?-u:\b)redis-cli(?-u:\b)[^\n|;&]*?[ \t]-a[ \t]+([^ \t\r\n]+)",
         r"|(?-u:\b)(?:ldapsearch|ldapmodify|ldapadd|ldapdelete|ldapwhoami|ldappasswd|ldapcompare)(?-u:\b)[^\n|;&]*?[ \t]-w[ \t]+['\x22]?([^ \t\r\n'\x22]+)",
         r"|(?-u:\b)(?:sqlcmd|bcp|isql|osql)(?-u:\b)[^\n|;&]*?[ \t]-P[ \t]*['\x22]?([^ \t\r\n'\x22]+)",
-        r"|(?-u:\b)(?i-u:net)[ \t]+(?i-u:use)[ \t]+[^ \t\r\n]+[ \t]+([^ \t\r\n/][^ \t\r\n]*)[ \t]+/(?i-u:user):",
+        // `net use [Z:] \\host\share [password] /user:DOMAIN\name [password]`.
+        r"|(?-u:\b)(?i-u:net)[ \t]+(?i-u:use)[ \t]+(?:[A-Za-z]:[ \t]+)?[^ \t\r\n]+[ \t]+(?:([^ \t\r\n/][^ \t\r\n]*)[ \t]+)?/(?i-u:user):[^ \t\r\n]+(?:[ \t]+([^ \t\r\n/][^ \t\r\n]*))?",
         // curl's -u user:password; a user that looks random is a key and goes too.
         r"|(?-u:\b)(?:curl|wget|http)(?-u:\b)[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)[ \t]*['\x22]?([^ \t\r\n:'\x22]+):([^ \t\r\n'\x22]+)",
     ))
@@ -830,7 +831,7 @@ static CLI_PASSWORD_RE: LazyLock<Matcher> = LazyLock::new(|| {
 });
 
 /// The group of `CLI_PASSWORD_RE` that holds curl's user.
-const CURL_USER_GROUP: usize = 7;
+const CURL_USER_GROUP: usize = 8;
 
 fn pass_cli_password(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
@@ -970,7 +971,8 @@ static DSN_CUT_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?i-u:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|",
         r"oracle|clickhouse|cockroachdb|nats|ldaps?|s?ftp|smtps?|jdbc:[a-z]+)://",
-        r"[^:/@ \t\r\n'\x22]+:([^@/ \t\r\n'\x22]+)(?:[ \t\r\n'\x22]|\z)",
+        // Not `;`: `jdbc:sqlserver://host:1433;user=…` is a port and parameters.
+        r"[^:/@ \t\r\n'\x22]+:([^@/; \t\r\n'\x22]+)(?:[ \t\r\n'\x22]|\z)",
     ))
     .expect("constant regex")
 });
@@ -1023,6 +1025,7 @@ static ORACLE_CONNECT_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?-u:\b)(?i-u:sqlplus|rman|expdp|impdp|exp|imp|sqlldr|userid)(?-u:\b)[ \t=]+[^ \t\r\n]*?",
         r"[A-Za-z][A-Za-z0-9_$#]*/([^@/ \t\r\n'\x22]+)@",
+        r"|(?i-u:jdbc:oracle:[a-z]+):[A-Za-z][A-Za-z0-9_$#]*/([^@/ \t\r\n'\x22]+)@",
     ))
     .expect("constant regex")
 });
@@ -1033,10 +1036,18 @@ pub(crate) static ORACLE_CONNECT: Rule = Rule {
     placeholder: SECRET,
     description: "The password of an Oracle user/password@service connect string (sqlplus, rman, expdp, userid=).",
     keywords: &[
-        "sqlplus", "rman", "expdp", "impdp", "exp", "imp", "sqlldr", "userid",
+        "sqlplus",
+        "rman",
+        "expdp",
+        "impdp",
+        "exp",
+        "imp",
+        "sqlldr",
+        "userid",
+        "jdbc:oracle",
     ],
     gate: |f| f.at_sign,
-    pass: |s, hits| pass_regex_groups(s, &ORACLE_CONNECT_RE, hits),
+    pass: |s, hits| pass_first_group(&ORACLE_CONNECT_RE, 2, s, hits),
     matchers: &[&ORACLE_CONNECT_RE],
     examples: &[
         ex(
@@ -1046,6 +1057,10 @@ pub(crate) static ORACLE_CONNECT: Rule = Rule {
         ex(
             "expdp system/Manager1@prod schemas=hr",
             "expdp system/<SECRET>@prod schemas=hr",
+        ),
+        ex(
+            "WARN jdbc:oracle:thin:scott/oraPw_2026@//orahost:1521/ORCLPDB1 refused",
+            "WARN jdbc:oracle:thin:scott/<SECRET>@//orahost:1521/ORCLPDB1 refused",
         ),
     ],
     negatives: &["sqlplus / as sysdba", "export done: exp 3/4 @ 10:00"],
@@ -1057,6 +1072,8 @@ static XML_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r#"(?i-u:key|name)[ \t]*=[ \t]*["']([A-Za-z0-9_.:\-]+)["'][ \t]+(?i-u:value)[ \t]*=[ \t]*["']([^"'\n]*)["']"#,
         r"|<([A-Za-z0-9_.:\-]+)>([^<\n]*)</",
+        // Java's properties XML: `<entry key="client.secret">…</entry>`.
+        r#"|<entry[ \t]+key[ \t]*=[ \t]*["']([A-Za-z0-9_.:\-]+)["'][ \t]*>([^<\n]*)</"#,
     ))
     .expect("constant regex")
 });
@@ -1064,10 +1081,12 @@ static XML_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_xml(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in XML_RE.captures_iter(s) {
-        let (key, value) = match (caps.get(1), caps.get(2), caps.get(3), caps.get(4)) {
-            (Some(k), Some(v), _, _) => (k, v),
-            (_, _, Some(k), Some(v)) => (k, v),
-            _ => continue,
+        let pairs = [(1, 2), (3, 4), (5, 6)];
+        let Some((key, value)) = pairs
+            .iter()
+            .find_map(|&(k, v)| Some((caps.get(k)?, caps.get(v)?)))
+        else {
+            continue;
         };
         let name = key.as_str().rsplit(':').next().unwrap_or(key.as_str());
         if !is_secret_key(name) || is_inert_value(value.as_str()) {
@@ -1101,6 +1120,10 @@ pub(crate) static XML: Rule = Rule {
         ex(
             r#"<property name="hibernate.connection.password" value="x1"/>"#,
             r#"<property name="hibernate.connection.password" value="<SECRET>"/>"#,
+        ),
+        ex(
+            r#"<entry key="client.secret">ILiI6s6DcouhN1fHW93RYY7TK</entry>"#,
+            r#"<entry key="client.secret"><SECRET></entry>"#,
         ),
     ],
     negatives: &[r#"<add key="Timeout" value="30"/>"#, "<user>bob</user>"],
@@ -1217,6 +1240,10 @@ static SPACED_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r#"[ \t]+(?:"([^"\n]+)"|'([^'\n]+)')"#,
         r#"|(?:пароль|Пароль|密码|パスワード|비밀번호|Passwort|contraseña|senha)[ \t]+(?:"([^"\n]+)"|'([^'\n]+)')"#,
         r"|(?-u:\b)machine[ \t]+[^ \t\r\n]+[ \t]+login[ \t]+[^ \t\r\n]+[ \t]+password[ \t]+([^ \t\r\n]+)",
+        // `Setting secret_token to x`, `changed password to x`.
+        r"|(?-u:\b)(?i-u:setting|set|changed|changing|updated|updating)[ \t]+[A-Za-z0-9_.\-]*",
+        r"(?i-u:password|passwd|secret|token|api[_-]?key)[A-Za-z0-9_.\-]*[ \t]+(?i-u:to)[ \t]+",
+        r#"(?:"([^"\n]+)"|'([^'\n]+)'|([^ \t\r\n"']+))"#,
     ))
     .expect("constant regex")
 });
@@ -1237,9 +1264,15 @@ pub(crate) static SPACED: Rule = Rule {
         "contraseña",
         "senha",
         "machine",
+        "setting",
+        "set ",
+        "changed",
+        "changing",
+        "updated",
+        "updating",
     ],
     gate: always,
-    pass: |s, hits| pass_first_group(&SPACED_RE, 5, s, hits),
+    pass: |s, hits| pass_first_group(&SPACED_RE, 8, s, hits),
     matchers: &[&SPACED_RE],
     examples: &[
         ex(
@@ -1253,6 +1286,10 @@ pub(crate) static SPACED: Rule = Rule {
         ex(
             "machine api.example.com login ziggy password 012345abcdef",
             "machine <HOST> login ziggy password <SECRET>",
+        ),
+        ex(
+            "Setting secret_token to 69rqTIQ5Lde5a2rplC",
+            "Setting secret_token to <SECRET>",
         ),
     ],
     negatives: &[

@@ -62,7 +62,7 @@ fn is_pod_shape(name: &str) -> bool {
         let minute = hash
             .parse::<u32>()
             .is_ok_and(|m| (25_000_000..35_000_000).contains(&m));
-        if hash.len() == 8 && minute && suffix_ok {
+        if hash.len() == 8 && minute && suffix.bytes().all(|b| b.is_ascii_alphanumeric()) {
             return true;
         }
     }

@@ -66,7 +66,10 @@ static STACK_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r#"|(Traceback \(most recent call last\):|(?-u:\b)File "[^"\n]+", line [0-9]+)"#,
         r"|((?-u:\b)goroutine [0-9]+ \[[^\]\n]*\]:)",
         // PHP: `Stack trace:` and `#0 /var/www/x.php(12): …`.
-        r"|(Stack trace:|#[0-9]+ [^ \t\r\n()]*\.php\([0-9]+\))",
+        // PHP: `Stack trace:`, `#0 /var/www/x.php(12): …`, and a fatal error's
+        // `in /var/www/x.php:33` or `in /var/www/x.php on line 33`.
+        r"|(Stack trace:|#[0-9]+ [^ \t\r\n()]*\.php\([0-9]+\)",
+        r"|(?-u:\b)in[ \t]+/[^ \t\r\n]*\.php(?::[0-9]+|[ \t]+on[ \t]+line[ \t]+[0-9]+))",
         // Ruby: `/app/x.rb:12:in 'm'` (also with a backtick), `from x.rb:3:in`.
         r"|((?:from[ \t]+)?[^ \t\r\n:()'`\x22]*\.rb:[0-9]+:in[ \t]+[`'])",
     ))
@@ -329,7 +332,7 @@ pub(crate) static PHP: Rule = Rule {
     class: RedactionClass::Stack,
     placeholder: STACK,
     description: "A PHP stack: `Stack trace:` or a `#0 /var/www/x.php(12): …` frame.",
-    keywords: &["stack trace:", ".php("],
+    keywords: &["stack trace:", ".php(", ".php"],
     gate: always,
     pass: |s, hits| cut(s, Form::Php, hits),
     matchers: &[&STACK_RE],
@@ -339,6 +342,10 @@ pub(crate) static PHP: Rule = Rule {
             "PHP Fatal error: Uncaught Exception: db down <STACK>",
         ),
         ex("#0 /srv/app/index.php(7): run()", "<STACK>"),
+        ex(
+            "PHP Fatal error:  Uncaught Exception: boom in /var/www/site/lib/Mailer.php:33",
+            "PHP Fatal error:  Uncaught Exception: boom <STACK>",
+        ),
     ],
     negatives: &["see index.php (line 7) for details", "Stack trace follows"],
 };
