@@ -20,7 +20,7 @@ use crate::matcher::Matcher;
 static KV_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r#"(?:\\?["'])?"#,
-        r"(?:[A-Za-z0-9_.\-]*(?i-u:pass|pwd|secret|token|key|credential|auth|cookie|sig|session|sk",
+        r"(?:[A-Za-z0-9_.\-]*(?i-u:pass|pwd|secret|token|key|cred|auth|cookie|sig|session|sk|pat",
         r"|kennwort|senha|wachtwoord|haslo|contrase|mdp|clave)",
         r"[A-Za-z0-9_.\-]*|密码|口令|令牌|密钥|秘钥|密碼|金鑰|パスワード|비밀번호|пароль|Пароль|ПАРОЛЬ",
         r"|contraseña|Contraseña|hasło|Hasło|mot de passe|Mot de passe|トークン|토큰|токен|Токен)",
@@ -243,6 +243,14 @@ fn is_secret_key(key: &str) -> bool {
         return false;
     }
     if is_secret_word(w[n - 1]) || (n >= 2 && is_secret_pair(w[n - 2], w[n - 1])) {
+        return true;
+    }
+    // `aws_account_id`, `AWSAccountId`: the account an ARN would name.
+    if n >= 3
+        && w[n - 3].eq_ignore_ascii_case("aws")
+        && w[n - 2].eq_ignore_ascii_case("account")
+        && w[n - 1].eq_ignore_ascii_case("id")
+    {
         return true;
     }
     // `HEROKU_KEY`, `SENDGRID_KEY`: an upper-case environment name ending in KEY holds a key.
@@ -706,6 +714,8 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
     description: "A value after a secret key, in any assignment syntax (=, :, :=, =>, .=, ?=, JSON, YAML, headers, query strings, setProperty(\"k\",\"v\")), keys in several languages.",
     keywords: &[
         "pass",
+        "cred",
+        "pat",
         "pwd",
         "secret",
         "token",
@@ -825,7 +835,7 @@ static CLI_PASSWORD_RE: LazyLock<Matcher> = LazyLock::new(|| {
         // `net use [Z:] \\host\share [password] /user:DOMAIN\name [password]`.
         r"|(?-u:\b)(?i-u:net)[ \t]+(?i-u:use)[ \t]+(?:[A-Za-z]:[ \t]+)?[^ \t\r\n]+[ \t]+(?:([^ \t\r\n/][^ \t\r\n]*)[ \t]+)?/(?i-u:user):[^ \t\r\n]+(?:[ \t]+([^ \t\r\n/][^ \t\r\n]*))?",
         // curl's -u user:password; a user that looks random is a key and goes too.
-        r"|(?-u:\b)(?:curl|wget|http)(?-u:\b)[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)[ \t]*['\x22]?([^ \t\r\n:'\x22]+):([^ \t\r\n'\x22]+)",
+        r"|(?-u:\b)(?:curl|wget|http)(?-u:\b)[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)[ \t]*['\x22]?([^ \t\r\n:'\x22]+):['\x22]?([^ \t\r\n'\x22]+)",
     ))
     .expect("constant regex")
 });

@@ -111,7 +111,7 @@ vendor!(
     pattern: r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}",
     examples: &[
         ex("using key AKIAIOSFODNN7EXAMPLE for s3", "using key <TOKEN> for s3"),
-        ex("creds=ASIAY34FZKBOKMUTVV7A,", "creds=<TOKEN>,"),
+        ex("[ASIAY34FZKBOKMUTVV7A] rotated", "[<TOKEN>] rotated"),
     ],
     negatives: &["AKIA is the prefix of an access key", "AKIAIOSFODNN7EXAMPLEX1"],
 );
@@ -312,7 +312,7 @@ vendor!(
     "A Telegram bot token: the bot id, a colon and 35 base64url bytes starting with A.",
     keywords: &[":a"],
     min_run: 30,
-    pattern: r"[0-9]{5,16}:A[A-Za-z0-9_-]{34}",
+    pattern: r"[0-9]{5,16}:A[A-Za-z0-9_-]{32,35}",
     examples: &[
         ex("bot 4839574813:AAFD39kkdpWt3ywyRZergyOLMaJhac61qcX started", "bot <TOKEN> started"),
         ex("telegram=84269600:Aoibvpgk7k6i5t868cmkdfimw_br4cn-ak5", "telegram=<TOKEN>"),
@@ -336,13 +336,14 @@ vendor!(
 vendor!(
     MORE_VENDOR_TOKEN, MORE_VENDOR_TOKEN_RE, "token.vendor-prefix",
     "Other provider tokens with a fixed prefix: Vault (hvs., hvb.), DigitalOcean refresh (dor_v1_), GitLab feature flags (glffct-), Sourcegraph (sgp_), Square (sq0atp-, sq0csp-, EAAA), Flutterwave (FLWSECK-, FLWPUBK-), Adobe (p8e-), 42 (s-s4t2…), AWS Bedrock (ABSK…), Cloudflare origin CA (v1.0-…), Mailchimp (…-usN), Mapbox (sk.eyJ), PlanetScale (pscale_), Pulumi (pul-), Doppler, Prefect (pnu_), Readme (rdme_), Shippo, Duffel, Contentful (CFPAT-), Age (AGE-SECRET-KEY-1), Dynatrace (dt0c01.), EasyPost (EZAK), Groq (gsk_), xAI (xai-), Perplexity (pplx-), Replicate (r8_), Google OAuth (ya29., 1//0), NuGet (oy2…), Yandex (t1.…, AQVN), Okta SSWS.",
-    keywords: &["hvs.", "hvb.", "dor_v1_", "glffct-", "sgp_", "sq0atp-", "sq0csp-", "flwseck", "flwpubk", "p8e-", "s-s4t2", "absk", "v1.0-", "-us", "pscale_", "pul-", "pnu_", "rdme_", "shippo_", "duffel_", "cfpat-", "age-secret-key-1", "dt0c01.", "ezak", "eztk", "gsk_", "xai-", "pplx-", "r8_", "ya29.", "1//0", "oy2", "t1.", "aqvn"],
+    keywords: &["googleusercontent", "hvs.", "hvb.", "dor_v1_", "glffct-", "sgp_", "sq0atp-", "sq0csp-", "flwseck", "flwpubk", "p8e-", "s-s4t2", "absk", "v1.0-", "-us", "pscale_", "pul-", "pnu_", "rdme_", "shippo_", "duffel_", "cfpat-", "age-secret-key-1", "dt0c01.", "ezak", "eztk", "gsk_", "xai-", "pplx-", "r8_", "ya29.", "1//0", "oy2", "t1.", "aqvn"],
     min_run: 8,
     pattern: concat!(
         r"hv[sb]\.[A-Za-z0-9_\-]{24,}",
         r"|dor_v1_[a-f0-9]{64}",
         r"|glffct-[A-Za-z0-9_\-]{20}",
-        r"|sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}",
+        r"|sgp_(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}",
+        r"|[0-9]{6,14}-[a-z0-9]{32}\.apps\.googleusercontent\.com",
         r"|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}",
         r"|FLW(?:SECK|PUBK)_TEST-[a-fA-F0-9]{12,32}(?:-X)?|FLW(?:SECK|PUBK)-[a-fA-F0-9]{12,32}(?:-X)?",
         r"|p8e-[A-Za-z0-9]{32}",
@@ -684,11 +685,18 @@ fn vowel_share(b: &[u8]) -> f64 {
 /// correlates on, never credentials (see the module documentation of `redact`).
 fn ends_in_uuid(body: &str) -> bool {
     let segs: Vec<&str> = body.rsplitn(6, '-').collect();
-    segs.len() >= 5
-        && [12, 4, 4, 4, 8]
+    let hex = |seg: &str| seg.bytes().all(|b| b.is_ascii_hexdigit());
+    // The first group may follow a label and a `/` (`key/54348bc1-…`).
+    let first = segs.get(4).is_some_and(|seg| {
+        seg.len() >= 8
+            && hex(&seg[seg.len() - 8..])
+            && (seg.len() == 8 || seg.as_bytes()[seg.len() - 9] == b'/')
+    });
+    first
+        && [12, 4, 4, 4]
             .iter()
             .zip(&segs)
-            .all(|(&n, seg)| seg.len() == n && seg.bytes().all(|b| b.is_ascii_hexdigit()))
+            .all(|(&n, seg)| seg.len() == n && hex(seg))
 }
 
 /// Whether `-`/`_`-joined segments are mostly words: letters only, three or more, a vowel.
