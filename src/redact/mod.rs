@@ -194,7 +194,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 60] = [
+static CATALOGUE: [&Rule; 61] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -249,6 +249,8 @@ static CATALOGUE: [&Rule; 60] = [
     // URL userinfo is anything up to `@` without a `/`, quote or space: it goes after every rule
     // that can remove one of those (a secret value, a SQL string, a token ending in `/`), and
     // before the e-mail rule, which would take `pw@host`.
+    // Bucket names before the host rules take the storage host in front of them.
+    &network::BUCKET,
     &credentials::URL_USERINFO,
     &credentials::DSN_CUT,
     &network::EMAIL_ADDRESS,

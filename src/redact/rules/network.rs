@@ -549,3 +549,62 @@ pub(crate) static IPV4: Rule = Rule {
         "took 1.5.2.999ms",
     ],
 };
+
+/// Object-storage bucket names, which name an organisation's data as a host name does:
+/// path-style S3 and GCS URLs, `s3://` and `gs://` URIs, and S3 ARNs.
+static BUCKET_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?i-u:s3[.\-](?:[a-z0-9\-]+\.)?amazonaws\.com|s3\.amazonaws\.com|storage\.googleapis\.com|",
+        r"storage\.cloud\.google\.com)/([a-z0-9][a-z0-9._\-]{2,62})",
+        r"|(?-u:\b)(?:s3|gs|s3a|s3n)://([a-z0-9][a-z0-9._\-]{2,62})",
+        r"|arn:aws[a-z\-]*:s3:::([A-Za-z0-9][A-Za-z0-9._\-]{2,62})",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_bucket(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in BUCKET_RE.captures_iter(s) {
+        let Some(v) = (1..=3).find_map(|g| caps.get(g)) else {
+            continue;
+        };
+        if placeholder_after(s, v.end()) {
+            continue;
+        }
+        if e.replace(v.start(), v.end(), HOST) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static BUCKET: Rule = Rule {
+    id: "host.bucket",
+    class: RedactionClass::Host,
+    placeholder: HOST,
+    description: "An object-storage bucket name: path-style S3 and GCS URLs, s3:// and gs:// URIs, S3 ARNs.",
+    keywords: &[
+        "amazonaws.com/",
+        "storage.googleapis.com/",
+        "storage.cloud.google.com/",
+        "s3://",
+        "gs://",
+        "s3a://",
+        "s3n://",
+        "arn:aws",
+    ],
+    gate: always,
+    pass: pass_bucket,
+    matchers: &[&BUCKET_RE],
+    examples: &[
+        ex(
+            "GET https://s3.amazonaws.com/acme-payroll-exports/2026/11.csv 403",
+            "GET https://<HOST>/<HOST>/2026/11.csv 403",
+        ),
+        ex(
+            "copy gs://acme-ml-models/v3 failed; policy arn:aws:s3:::my_corporate_bucket/*",
+            "copy gs://<HOST>/v3 failed; policy arn:aws:s3:::<HOST>/*",
+        ),
+    ],
+    negatives: &["s3 upload done in 3s", "see the gs:// scheme docs"],
+};

@@ -477,8 +477,8 @@ pub(crate) static AWS_ACCOUNT_IN_ARN: Rule = Rule {
         ),
     ],
     negatives: &[
-        "arn:aws:s3:::my-bucket/*",
         "arn:aws:iam::aws:policy/ReadOnlyAccess",
+        "arn:aws:sns:us-east-1 topic",
     ],
 };
 
