@@ -1601,3 +1601,40 @@ fn a_rule_with_a_wrong_example_is_named() {
     );
     assert!(failures[0].contains("job 42 exited"), "{failures:?}");
 }
+
+/// Hand-written lines per format family (`fixtures/redaction/families.jsonl`), written apart
+/// from the rules to find gaps: every sensitive value vanishes, every word to keep stays, a
+/// benign line comes out unchanged, and every output is a fixed point.
+#[test]
+fn family_lines_leak_nothing_and_benign_lines_stay() {
+    let text = include_str!("../../fixtures/redaction/families.jsonl");
+    let mut failures = Vec::new();
+    let mut families = std::collections::BTreeSet::new();
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line).expect("families line is JSON");
+        let family = v["family"].as_str().expect("family");
+        families.insert(family.to_owned());
+        let input = v["line"].as_str().expect("line");
+        let out = r(input);
+        if r(&out) != out {
+            failures.push(format!("line {}: not idempotent: {out:?}", n + 1));
+        }
+        if family == "benign" && out != input {
+            failures.push(format!("line {}: benign line changed: {out:?}", n + 1));
+        }
+        for s in v["sensitive"].as_array().expect("sensitive") {
+            let s = s.as_str().expect("string");
+            if out.contains(s) {
+                failures.push(format!("line {} ({family}): {s:?} leaked in {out:?}", n + 1));
+            }
+        }
+        for k in v["keep"].as_array().expect("keep") {
+            let k = k.as_str().expect("string");
+            if !out.contains(k) {
+                failures.push(format!("line {} ({family}): {k:?} lost in {out:?}", n + 1));
+            }
+        }
+    }
+    assert!(families.len() >= 20, "{} families", families.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
