@@ -49,6 +49,7 @@
 //!   headline a Java trace carries before its frames; `Caused by:` starts a stack even without
 //!   frames, as the spec lists it.
 
+mod correlate;
 mod prefilter;
 mod rule;
 mod rules;
@@ -59,6 +60,7 @@ mod text;
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
+pub use correlate::{Correlator, MAX_DISTINCT, Mark, labelled_class};
 pub use prefilter::Features;
 pub use rule::{Example, Rule};
 
@@ -345,7 +347,23 @@ impl Redactor {
         if message.is_empty() {
             return Cow::Borrowed(message);
         }
-        redact_with(message, &self.prefilter.scan(message), counts)
+        redact_with(message, &self.prefilter.scan(message), counts, None)
+    }
+
+    /// [`Redactor::redact`], also keeping `marks`: where each labelled placeholder (see
+    /// [`labelled_class`]) sits in the output and which value it replaced, for a [`Correlator`]
+    /// to label. `marks` holds the marks already on `message` (sorted, usually none) and is
+    /// updated to the output. The text and counts are exactly what `redact` gives.
+    pub fn redact_marked<'a>(
+        &self,
+        message: &'a str,
+        marks: &mut Vec<Mark>,
+        counts: &mut RedactionCounts,
+    ) -> Cow<'a, str> {
+        if message.is_empty() {
+            return Cow::Borrowed(message);
+        }
+        redact_with(message, &self.prefilter.scan(message), counts, Some(marks))
     }
 }
 
@@ -359,7 +377,7 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
 /// `redact` fuzz target hold the gates to.
 #[doc(hidden)]
 pub fn redact_ungated<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
-    redact_with(message, &Features::OPEN, counts)
+    redact_with(message, &Features::OPEN, counts, None)
 }
 
 /// Rounds a redaction runs at most. Every change puts a placeholder where raw text was, and no
@@ -367,11 +385,17 @@ pub fn redact_ungated<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow
 /// rule's examples reach a fixed point well within this bound.
 const MAX_ROUNDS: usize = 8;
 
-fn redact_with<'a>(message: &'a str, f: &Features, counts: &mut RedactionCounts) -> Cow<'a, str> {
+fn redact_with<'a>(
+    message: &'a str,
+    f: &Features,
+    counts: &mut RedactionCounts,
+    mut marks: Option<&mut Vec<Mark>>,
+) -> Cow<'a, str> {
     let mut cur = Cow::Borrowed(message);
     let mut limit = CATALOGUE.len();
+    let mut marking = marks.as_deref_mut().map(Marking::new);
     for _ in 0..MAX_ROUNDS {
-        let Some(last) = round(&mut cur, f, limit, counts) else {
+        let Some(last) = round(&mut cur, f, limit, counts, marking.as_mut()) else {
             break;
         };
         // After a full round, the rules up to its last change; after a shorter one, all.
@@ -391,6 +415,7 @@ fn round(
     f: &Features,
     limit: usize,
     counts: &mut RedactionCounts,
+    mut marking: Option<&mut Marking<'_>>,
 ) -> Option<usize> {
     let mut last = None;
     for (i, rule) in CATALOGUE.iter().enumerate().take(limit) {
@@ -399,13 +424,37 @@ fn round(
             continue;
         }
         let mut hits = 0;
+        if let Some(m) = marking.as_deref_mut() {
+            m.tracer.clear();
+        }
         if let Some(next) = (rule.pass)(cur, &mut hits) {
+            if let Some(m) = marking.as_deref_mut() {
+                m.tracer.take(&mut m.traced);
+                correlate::follow(cur, &next, &m.traced, m.marks);
+            }
             *cur = Cow::Owned(next);
             counts.add_rule(i, rule.class, hits);
             last = Some(i);
         }
     }
     last
+}
+
+/// The marks of a redaction in progress, and the tracer that hears its rules' edits.
+struct Marking<'m> {
+    marks: &'m mut Vec<Mark>,
+    tracer: text::Tracer,
+    traced: Vec<text::Traced>,
+}
+
+impl<'m> Marking<'m> {
+    fn new(marks: &'m mut Vec<Mark>) -> Self {
+        Marking {
+            marks,
+            tracer: text::Tracer::start(),
+            traced: Vec::new(),
+        }
+    }
 }
 
 /// Compiles every rule now, in the reverse of the order [`redact`] first needs them.
