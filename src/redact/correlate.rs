@@ -193,7 +193,7 @@ fn follow_untraced(cur: &str, next: &str, marks: &mut Vec<Mark>) {
 
 /// Assigns labels in the order it is shown marks: one counter per class, one entry per distinct
 /// value (a digest, never the value), [`MAX_DISTINCT`] per class at most.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Correlator {
     seen: HashMap<(RedactionClass, [u8; 16]), u32>,
     distinct: [u32; 9],
