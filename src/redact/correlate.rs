@@ -71,7 +71,8 @@ impl Mark {
         self.class
     }
 
-    fn end(&self) -> usize {
+    /// Byte offset just past the placeholder.
+    pub(crate) fn end(&self) -> usize {
         self.start + self.placeholder.len()
     }
 
