@@ -403,45 +403,128 @@ mod tests {
         assert!(got.starts_with("call <IP#1> failed"), "{got:?}");
     }
 
+    /// Values of four labelled classes, six each, and a phrase that plants one.
+    const POOL: [(&str, [&str; 6]); 4] = [
+        (
+            "IP",
+            [
+                "10.0.0.1",
+                "10.0.0.2",
+                "192.168.7.40",
+                "172.16.0.3",
+                "10.9.8.7",
+                "8.8.4.4",
+            ],
+        ),
+        (
+            "EMAIL",
+            [
+                "a@example.com",
+                "b@example.com",
+                "ops@corp.example.org",
+                "x.y@example.net",
+                "z@example.io",
+                "q@example.de",
+            ],
+        ),
+        (
+            "POD",
+            [
+                "web-7d9f8c6b5-x2k4m",
+                "web-7d9f8c6b5-q8w7e",
+                "api-5f6d7c8b9-zz9pq",
+                "api-5f6d7c8b9-b4c5d",
+                "job-6c7d8f9b5-kq2mx",
+                "db-8f9c6b5d7-w2x4z",
+            ],
+        ),
+        (
+            "SECRET",
+            [
+                "hunter2",
+                "swordfish",
+                "Tr0ub4dor",
+                "correcthorse",
+                "p4ssw0rd!",
+                "letmein99",
+            ],
+        ),
+    ];
+
+    fn phrase(class: usize, value: &str) -> String {
+        match class {
+            0 => format!("connect {value}:443 refused"),
+            1 => format!("mail to {value} bounced"),
+            2 => format!("pod {value} restarted"),
+            _ => format!("login password={value} rejected"),
+        }
+    }
+
+    /// `<IP#3>` → `<IP>`: what the labels add, taken away.
+    fn strip_labels(s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s;
+        while let Some(i) = rest.find('#') {
+            let digits = rest[i + 1..].bytes().take_while(u8::is_ascii_digit).count();
+            out.push_str(&rest[..i]);
+            let after = &rest[i + 1 + digits..];
+            let named = rest[..i]
+                .bytes()
+                .last()
+                .is_some_and(|b| b.is_ascii_uppercase());
+            if digits > 0 && named && after.starts_with('>') {
+                rest = after;
+            } else {
+                out.push('#');
+                rest = &rest[i + 1..];
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
     proptest! {
         /// Equal values get equal labels and different values different ones, however the
-        /// values are spread over lines; no raw value survives.
+        /// values are spread over lines; the labels only add ordinals to the plain output; no
+        /// raw value survives.
         #[test]
-        fn labels_follow_values(picks in proptest::collection::vec((0usize..6, 0usize..3), 1..40)) {
-            let ips = ["10.0.0.1", "10.0.0.2", "192.168.7.40", "172.16.0.3", "10.9.8.7", "8.8.4.4"];
-            let lines: Vec<String> = picks
+        fn labels_follow_values(
+            lines in proptest::collection::vec(
+                proptest::collection::vec((0usize..4, 0usize..6), 1..4), 1..30),
+            noise in "[ a-z0-9#<>=:.-]{0,12}",
+        ) {
+            let texts: Vec<String> = lines
                 .iter()
-                .map(|&(ip, form)| match form {
-                    0 => format!("connect {} refused", ips[ip]),
-                    1 => format!("peer={}:443 reset", ips[ip]),
-                    _ => format!("from {} via {}", ips[ip], ips[(ip + 1) % 6]),
+                .map(|picks| {
+                    let parts: Vec<String> =
+                        picks.iter().map(|&(c, v)| phrase(c, POOL[c].1[v])).collect();
+                    format!("{} ; {noise}", parts.join(" ; "))
                 })
                 .collect();
-            let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             let out = labelled(&refs);
-            let mut by_value: std::collections::BTreeMap<&str, String> = Default::default();
-            let mut by_label: std::collections::BTreeMap<String, &str> = Default::default();
-            for ((&(ip, form), line), raw) in picks.iter().zip(&out).zip(&lines) {
-                for v in ips {
-                    prop_assert!(!line.contains(v), "{v} in {line:?} from {raw:?}");
+            let mut by_value: std::collections::BTreeMap<(usize, usize), String> = Default::default();
+            let mut by_label: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+            for ((picks, line), raw) in lines.iter().zip(&out).zip(&texts) {
+                prop_assert_eq!(strip_labels(line), redact(raw, &mut RedactionCounts::default()).into_owned());
+                for (_, values) in POOL {
+                    for v in values {
+                        prop_assert!(!line.contains(v), "{} in {:?} from {:?}", v, line, raw);
+                    }
                 }
-                let labels: Vec<String> = line
-                    .split('<')
-                    .skip(1)
-                    .filter_map(|t| t.split_once('>').map(|(l, _)| l.to_owned()))
-                    .collect();
-                let values: Vec<&str> = if form == 2 {
-                    vec![ips[ip], ips[(ip + 1) % 6]]
-                } else {
-                    vec![ips[ip]]
-                };
-                prop_assert_eq!(labels.len(), values.len(), "{:?}", line);
-                for (label, value) in labels.into_iter().zip(values) {
-                    prop_assert!(label.starts_with("IP#"), "{}", label);
-                    let old = by_value.insert(value, label.clone());
-                    prop_assert!(old.is_none_or(|o| o == label));
-                    let old = by_label.insert(label, value);
-                    prop_assert!(old.is_none_or(|o| o == value));
+                let segments: Vec<&str> = line.split(" ; ").collect();
+                for (&(c, v), segment) in picks.iter().zip(&segments) {
+                    let label = segment
+                        .split('<')
+                        .nth(1)
+                        .and_then(|t| t.split_once('>'))
+                        .map(|(l, _)| l.to_owned())
+                        .unwrap_or_default();
+                    prop_assert!(label.starts_with(&format!("{}#", POOL[c].0)), "{} in {:?}", label, line);
+                    let old = by_value.insert((c, v), label.clone());
+                    prop_assert!(old.is_none_or(|o| o == label), "{:?}", line);
+                    let old = by_label.insert(label, (c, v));
+                    prop_assert!(old.is_none_or(|o| o == (c, v)), "{:?}", line);
                 }
             }
         }
