@@ -389,11 +389,11 @@ fn redact_with<'a>(
     message: &'a str,
     f: &Features,
     counts: &mut RedactionCounts,
-    mut marks: Option<&mut Vec<Mark>>,
+    marks: Option<&mut Vec<Mark>>,
 ) -> Cow<'a, str> {
     let mut cur = Cow::Borrowed(message);
     let mut limit = CATALOGUE.len();
-    let mut marking = marks.as_deref_mut().map(Marking::new);
+    let mut marking = marks.map(Marking::new);
     for _ in 0..MAX_ROUNDS {
         let Some(last) = round(&mut cur, f, limit, counts, marking.as_mut()) else {
             break;
