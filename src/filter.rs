@@ -311,11 +311,12 @@ mod tests {
     use super::*;
 
     fn run(input: &[u8], json: bool) -> (String, FilterStats) {
+        run_with(input, json, false)
+    }
+
+    fn run_with(input: &[u8], json: bool, correlate: bool) -> (String, FilterStats) {
         let mut out = Vec::new();
-        let options = FilterOptions {
-            json,
-            correlate: false,
-        };
+        let options = FilterOptions { json, correlate };
         let stats = filter_lines(Redactor::shared(), input, &mut out, options)
             .expect("in-memory streams do not fail");
         (String::from_utf8(out).expect("output is UTF-8"), stats)
@@ -376,5 +377,37 @@ mod tests {
             .map(|l| crate::redact::redact(l, &mut RedactionCounts::default()).into_owned())
             .collect();
         assert_eq!(out, want.join("\n"));
+    }
+
+    #[test]
+    fn correlate_only_adds_ordinals_in_text_and_json_modes() {
+        let text = include_str!("../fixtures/redaction/corpus.jsonl");
+        let lines: Vec<String> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|v| v["line"].as_str().map(|s| s.replace(['\n', '\r'], " ")))
+            .collect();
+        let as_json: Vec<String> = lines
+            .iter()
+            .map(|l| serde_json::json!({"msg": l, "password": l, "n": 1}).to_string())
+            .collect();
+        let strip = crate::redact::correlate::tests::strip_labels;
+        for (input, json) in [(lines.join("\n"), false), (as_json.join("\n"), true)] {
+            let (plain, _) = run_with(input.as_bytes(), json, false);
+            let (labelled, stats) = run_with(input.as_bytes(), json, true);
+            assert_eq!(strip(&labelled), plain, "json: {json}");
+            assert!(labelled.contains("#2>"), "labels were given (json: {json})");
+            assert!(stats.distinct.is_some_and(|d| !d.is_empty()));
+        }
+    }
+
+    #[test]
+    fn correlate_labels_json_values_with_escapes_around_them() {
+        let line = br#"{"password": "a\"b\u00e9", "m": "x \u00e9 10.0.0.1 \" 10.0.0.1", "k": "\ttoken=abc 10.0.0.2"}"#;
+        let (out, _) = run_with(line, true, true);
+        assert_eq!(
+            out,
+            r#"{"password": "<SECRET#1>", "m": "x é <IP#1> \" <IP#1>", "k": "\ttoken=<SECRET#2> <IP#2>"}"#
+        );
     }
 }

@@ -284,7 +284,7 @@ impl Correlator {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use proptest::prelude::*;
 
     use super::super::{RedactionCounts, Redactor, catalogue, redact};
@@ -479,7 +479,7 @@ mod tests {
     }
 
     /// `<IP#3>` → `<IP>`: what the labels add, taken away.
-    fn strip_labels(s: &str) -> String {
+    pub(crate) fn strip_labels(s: &str) -> String {
         let mut out = String::with_capacity(s.len());
         let mut rest = s;
         while let Some(i) = rest.find('#') {

@@ -49,7 +49,7 @@
 //!   headline a Java trace carries before its frames; `Caused by:` starts a stack even without
 //!   frames, as the spec lists it.
 
-mod correlate;
+pub(crate) mod correlate;
 mod prefilter;
 mod rule;
 mod rules;
