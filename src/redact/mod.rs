@@ -48,6 +48,9 @@
 //! * A Python traceback keeps its final exception line (`<STACK> ValueError: …`), which is the
 //!   headline a Java trace carries before its frames; `Caused by:` starts a stack even without
 //!   frames, as the spec lists it.
+//! * Correlation labels (`<IP#1>`) are never written by a rule, so no rule ever meets one: a
+//!   marked redaction ([`Redactor::redact_marked`]) records which value each placeholder
+//!   replaced, and a [`Correlator`] writes the labels afterwards, in input order.
 
 pub(crate) mod correlate;
 mod prefilter;
