@@ -353,9 +353,9 @@ impl Redactor {
         redact_with(message, &self.prefilter.scan(message), counts, None)
     }
 
-    /// [`Redactor::redact`], also keeping `marks`: where each labelled placeholder (see
-    /// [`labelled_class`]) sits in the output and which value it replaced, for a [`Correlator`]
-    /// to label. `marks` holds the marks already on `message` (sorted, usually none) and is
+    /// [`Redactor::redact`], also keeping `marks`: where each placeholder sits in the output and
+    /// which value it replaced, for a [`Correlator`] to label those of a labelled class (see
+    /// [`labelled_class`]). `marks` holds the marks already on `message` (sorted, usually none) and is
     /// updated to the output. The text and counts are exactly what `redact` gives.
     pub fn redact_marked<'a>(
         &self,
