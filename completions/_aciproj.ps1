@@ -75,6 +75,7 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
         }
         'aciproj;redact' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Treat each line as JSON: redact its string values, keep keys, numbers, booleans and structure byte for byte (a line that is not JSON is redacted as text) [default: text]')
+            [CompletionResult]::new('--correlate', '--correlate', [CompletionResultType]::ParameterName, 'Label identity and credential placeholders with an ordinal per distinct value in the stream, numbered by first appearance (`<IP#1>`, `<IP#2>`, `<IP#1>`); a counter, never derived from the value. With --stats, also the distinct values per class')
             [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Print one JSON object of counts per class and per rule id on standard error at the end')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

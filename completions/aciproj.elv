@@ -68,6 +68,7 @@ set edit:completion:arg-completer[aciproj] = {|@words|
         }
         &'aciproj;redact'= {
             cand --json 'Treat each line as JSON: redact its string values, keep keys, numbers, booleans and structure byte for byte (a line that is not JSON is redacted as text) [default: text]'
+            cand --correlate 'Label identity and credential placeholders with an ordinal per distinct value in the stream, numbered by first appearance (`<IP#1>`, `<IP#2>`, `<IP#1>`); a counter, never derived from the value. With --stats, also the distinct values per class'
             cand --stats 'Print one JSON object of counts per class and per rule id on standard error at the end'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -65,6 +65,7 @@ complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -s h -l help -d 'P
 complete -c aciproj -n "__fish_aciproj_using_subcommand patterns" -l assign -d 'Print one line per input line instead: the pattern that line was folded into (as a JSON string), for scoring grouping quality [default: one JSON object per pattern]'
 complete -c aciproj -n "__fish_aciproj_using_subcommand patterns" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand redact" -l json -d 'Treat each line as JSON: redact its string values, keep keys, numbers, booleans and structure byte for byte (a line that is not JSON is redacted as text) [default: text]'
+complete -c aciproj -n "__fish_aciproj_using_subcommand redact" -l correlate -d 'Label identity and credential placeholders with an ordinal per distinct value in the stream, numbered by first appearance (`<IP#1>`, `<IP#2>`, `<IP#1>`); a counter, never derived from the value. With --stats, also the distinct values per class'
 complete -c aciproj -n "__fish_aciproj_using_subcommand redact" -l stats -d 'Print one JSON object of counts per class and per rule id on standard error at the end'
 complete -c aciproj -n "__fish_aciproj_using_subcommand redact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand rules" -l json -d 'One JSON object per rule and line (id, class, placeholder, description, keywords, examples, negatives) [default: a table]'

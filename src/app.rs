@@ -400,7 +400,10 @@ fn redact_command(args: &RedactArgs) -> u8 {
         },
     };
     let stdout = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
-    let options = crate::filter::FilterOptions { json: args.json };
+    let options = crate::filter::FilterOptions {
+        json: args.json,
+        correlate: args.correlate,
+    };
     match crate::filter::filter_lines(crate::redact::Redactor::shared(), input, stdout, options) {
         Ok(stats) => {
             if args.stats {

@@ -20,23 +20,33 @@ pub fn prefix_within(s: &str, max: usize) -> (&str, usize) {
 }
 
 /// Like [`prefix_within`], for redacted text: a cut that would leave the start of a placeholder
-/// (`…url=https://<HO`) backs off to before its `<`, so the reader never sees half a marker.
+/// (`…url=https://<HO`) or of a correlation label (`<IP#1` of `<IP#12>`) backs off to before its
+/// `<`, so the reader never sees half a marker.
 pub fn redacted_prefix_within(s: &str, max: usize) -> (&str, usize) {
     let (kept, _) = prefix_within(s, max);
     if kept.len() == s.len() {
         return (kept, 0);
     }
     let kept = match kept.rfind('<') {
-        Some(open)
-            if kept[open + 1..]
-                .bytes()
-                .all(|b| b.is_ascii_uppercase() || b == b'_' || b == b'*') =>
-        {
-            &kept[..open]
-        }
+        Some(open) if is_marker_start(&kept[open + 1..]) => &kept[..open],
         _ => kept,
     };
     (kept, s.len() - kept.len())
+}
+
+/// Whether `rest` (what follows a `<`) can be the start of a placeholder (`HOS`, `*`) or a
+/// label (`IP#`, `POD#1`): capitals, `_` or `*`, then optionally `#` and digits after a name.
+fn is_marker_start(rest: &str) -> bool {
+    let b = rest.as_bytes();
+    let name = b
+        .iter()
+        .take_while(|&&c| c.is_ascii_uppercase() || c == b'_' || c == b'*')
+        .count();
+    match b.get(name) {
+        None => true,
+        Some(b'#') => name > 0 && b[name + 1..].iter().all(u8::is_ascii_digit),
+        Some(_) => false,
+    }
 }
 
 /// Cuts `s` in place to at most `max` bytes on a character boundary; returns the bytes removed.
@@ -124,6 +134,19 @@ mod tests {
         // A lone `<` that is not a placeholder's start is ordinary text.
         assert_eq!(redacted_prefix_within("x < y and z", 5), ("x < y", 6));
         assert_eq!(redacted_prefix_within(s, 100), (s, 0));
+    }
+
+    #[test]
+    fn redacted_cuts_never_leave_half_a_label() {
+        let s = "from <IP#12>:443 to <POD#3>";
+        for max in 5..=11 {
+            assert_eq!(redacted_prefix_within(s, max).0, "from ", "{max}");
+        }
+        assert_eq!(redacted_prefix_within(s, 12).0, "from <IP#12>");
+        assert_eq!(redacted_prefix_within(s, 26).0, "from <IP#12>:443 to ");
+        // Not a label's start: digits or `#` without a capital name before them.
+        assert_eq!(redacted_prefix_within("a <5 and more", 4).0, "a <5");
+        assert_eq!(redacted_prefix_within("a <#5 and more", 5).0, "a <#5");
     }
 
     #[test]

@@ -182,6 +182,7 @@ Examples:
 pub const REDACT_EXAMPLES: &str = "\
 Examples:
   printf 'login ok password=hunter2 from 10.0.0.7\\n' | aciproj redact
+  printf 'to 10.0.0.1\\nto 10.0.0.2\\nto 10.0.0.1\\n' | aciproj redact --correlate
   aciproj redact --json --stats app.jsonl > app.redacted.jsonl";
 
 /// Examples of `rules`.
@@ -377,6 +378,11 @@ pub struct RedactArgs {
     /// structure byte for byte (a line that is not JSON is redacted as text) [default: text].
     #[arg(long)]
     pub json: bool,
+    /// Label identity and credential placeholders with an ordinal per distinct value in the
+    /// stream, numbered by first appearance (`<IP#1>`, `<IP#2>`, `<IP#1>`); a counter, never
+    /// derived from the value. With --stats, also the distinct values per class.
+    #[arg(long)]
+    pub correlate: bool,
     /// Print one JSON object of counts per class and per rule id on standard error at the end.
     #[arg(long)]
     pub stats: bool,

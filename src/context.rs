@@ -67,6 +67,17 @@ pub struct ToolPolicy {
     pub read_only: Option<bool>,
 }
 
+/// How the log projection redacts (SPEC §2, §5 "Correlation labels").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedactionPolicy {
+    /// Label identity and credential placeholders in the `logs` timeline with an ordinal per
+    /// distinct value within the call (`<IP#1>`, `<POD#2>`), numbered by first appearance in
+    /// input order; patterns keep the plain placeholders. Default false: plain placeholders.
+    #[serde(default)]
+    pub correlate: bool,
+}
+
 /// The run's budget: calls and bytes of model observations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -220,6 +231,9 @@ pub struct RunContextFile {
     /// Per-tool policy, e.g. `{"logs": {"read_only": true}}`.
     #[serde(default)]
     pub tools: BTreeMap<String, ToolPolicy>,
+    /// Redaction options, e.g. `{"correlate": true}`.
+    #[serde(default)]
+    pub redaction: RedactionPolicy,
 }
 
 fn default_mode() -> RunMode {
@@ -250,6 +264,8 @@ pub struct RunContext {
     pub ledger: Option<PathBuf>,
     /// Calls made before this one, as the harness reports them.
     pub prior_calls: Vec<LedgerRecord>,
+    /// Redaction options.
+    pub redaction: RedactionPolicy,
     tools: BTreeMap<String, ToolPolicy>,
 }
 
@@ -393,6 +409,7 @@ impl RunContext {
             duplicate_scope: file.duplicate_scope,
             ledger,
             prior_calls: file.prior_calls,
+            redaction: file.redaction,
             tools: file.tools,
         })
     }
@@ -633,6 +650,22 @@ mod tests {
         assert!(!ctx.authorizes(Tool::Rag), "no patterns authorize nothing");
         assert!(ctx.is_read_only(Tool::Logs));
         assert_eq!(ctx.timezone, TimeZone::UTC);
+        assert!(
+            !ctx.redaction.correlate,
+            "correlation labels are off unless asked"
+        );
+    }
+
+    #[test]
+    fn redaction_correlate_is_read_and_its_typos_are_named() {
+        let ctx = parse(&with(r#""redaction":{"correlate":true}"#)).unwrap();
+        assert!(ctx.redaction.correlate);
+        let e = parse(&with(r#""redaction":{"corelate":true}"#)).unwrap_err();
+        assert!(
+            e.message().contains("redaction.corelate"),
+            "{}",
+            e.message()
+        );
     }
 
     #[test]

@@ -463,6 +463,18 @@ pub struct ControlError {
     pub code: ErrorCode,
 }
 
+/// What correlation labels did in a call (SPEC §5), only when the run context asks for them:
+/// counts, never a value.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CorrelationCounts {
+    /// Distinct values that got a label, per class (`ip`: 2 means `<IP#1>` and `<IP#2>`).
+    pub distinct: BTreeMap<String, u64>,
+    /// Placeholders left plain because their class already had the most labels a call gives
+    /// (4096 distinct values per class), so that one label always means one value.
+    pub unlabelled: u64,
+}
+
 /// The Harness Control View of a call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -499,6 +511,9 @@ pub struct ControlView {
     pub redactions: BTreeMap<String, u64>,
     /// Redactions per catalogue rule id (`aciproj rules`), logs.
     pub redactions_by_rule: BTreeMap<String, u64>,
+    /// Distinct values labelled per class, when the run context sets `redaction.correlate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation: Option<CorrelationCounts>,
     /// Log entries without a usable timestamp or message: counted in `match_count`, not shown.
     pub skipped_entries: Option<u64>,
     /// Bytes of the compact canonical result.

@@ -9,6 +9,11 @@
 //! With `json`, a line that is a JSON document has its string *values* redacted in place: keys,
 //! numbers, booleans, nulls, structure and even whitespace stay byte for byte, because only the
 //! string tokens are rewritten. A line that is not JSON is redacted as text.
+//!
+//! With `correlate`, labelled placeholders carry an ordinal per distinct value for the whole
+//! stream (`<IP#1>` … `<IP#1>`), numbered by first appearance, as the `logs` timeline does with
+//! `redaction.correlate`; the map of values seen is bounded ([`crate::redact::MAX_DISTINCT`] per
+//! class), so memory stays flat here too.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -16,13 +21,15 @@ use std::io::{BufRead, Write};
 use serde::Serialize;
 use serde::de::IgnoredAny;
 
-use crate::redact::{RedactionCounts, Redactor};
+use crate::redact::{Correlator, Mark, RedactionCounts, Redactor};
 
 /// How to filter.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FilterOptions {
     /// Redact the string values of JSON lines, keeping their structure.
     pub json: bool,
+    /// Label identity and credential placeholders per distinct value in the stream (`<IP#1>`).
+    pub correlate: bool,
 }
 
 /// What a filtered stream held, for `--stats` (counts only, never a value).
@@ -36,6 +43,9 @@ pub struct FilterStats {
     pub by_class: BTreeMap<&'static str, u64>,
     /// Replacements per rule id.
     pub by_rule: BTreeMap<&'static str, u64>,
+    /// Distinct values labelled per class, with `correlate` (never a value).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distinct: Option<BTreeMap<&'static str, u64>>,
 }
 
 impl FilterStats {
@@ -68,6 +78,7 @@ pub fn filter_lines(
     options: FilterOptions,
 ) -> Result<FilterStats, FilterError> {
     let mut stats = FilterStats::default();
+    let mut correlator = options.correlate.then(Correlator::new);
     let mut buf = Vec::new();
     let mut out = String::new();
     loop {
@@ -84,11 +95,9 @@ pub fn filter_lines(
         let mut counts = RedactionCounts::default();
         out.clear();
         let changed = if options.json {
-            redact_json_line(redactor, &text, &mut counts, &mut out)
+            redact_json_line(redactor, &text, &mut counts, correlator.as_mut(), &mut out)
         } else {
-            let redacted = redactor.redact(&text, &mut counts);
-            out.push_str(&redacted);
-            matches!(redacted, std::borrow::Cow::Owned(_))
+            redact_text(redactor, &text, &mut counts, correlator.as_mut(), &mut out)
         };
         stats.lines += 1;
         stats.changed += u64::from(changed);
@@ -99,7 +108,35 @@ pub fn filter_lines(
             .map_err(FilterError::Write)?;
     }
     output.flush().map_err(FilterError::Write)?;
+    stats.distinct = correlator.map(|c| {
+        c.distinct()
+            .map(|(class, n)| (class.name(), u64::from(n)))
+            .collect()
+    });
     Ok(stats)
+}
+
+/// Writes `text` redacted (and labelled, with a correlator) to `out`; whether anything changed.
+fn redact_text(
+    redactor: &Redactor,
+    text: &str,
+    counts: &mut RedactionCounts,
+    correlator: Option<&mut Correlator>,
+    out: &mut String,
+) -> bool {
+    let Some(correlator) = correlator else {
+        let redacted = redactor.redact(text, counts);
+        out.push_str(&redacted);
+        return matches!(redacted, std::borrow::Cow::Owned(_));
+    };
+    let mut marks = Vec::new();
+    let redacted = redactor.redact_marked(text, &mut marks, counts);
+    if marks.is_empty() {
+        out.push_str(&redacted);
+    } else {
+        out.push_str(&correlator.label(&redacted, &marks));
+    }
+    matches!(redacted, std::borrow::Cow::Owned(_))
 }
 
 /// A line's body and its terminator (`\r\n`, `\n`, or nothing at the end of the input).
@@ -114,17 +151,17 @@ fn split_terminator(line: &[u8]) -> (&[u8], &[u8]) {
 }
 
 /// Writes `line` to `out` with the string values of its JSON redacted, or the whole line
-/// redacted as text when it is not one JSON document; whether anything changed.
+/// redacted as text when it is not one JSON document; whether anything changed. With a
+/// correlator, labelled placeholders carry its labels (values numbered left to right).
 pub fn redact_json_line(
     redactor: &Redactor,
     line: &str,
     counts: &mut RedactionCounts,
+    mut correlator: Option<&mut Correlator>,
     out: &mut String,
 ) -> bool {
     if serde_json::from_str::<IgnoredAny>(line).is_err() {
-        let redacted = redactor.redact(line, counts);
-        out.push_str(&redacted);
-        return matches!(redacted, std::borrow::Cow::Owned(_));
+        return redact_text(redactor, line, counts, correlator, out);
     }
     let bytes = line.as_bytes();
     let mut changed = false;
@@ -149,7 +186,13 @@ pub fn redact_json_line(
         let token = &line[i..end];
         if line[end..].trim_start().starts_with(':') {
             key = Some(token);
-        } else if let Some(new) = redact_value(redactor, key.take(), token, counts) {
+        } else if let Some(new) = redact_value(
+            redactor,
+            key.take(),
+            token,
+            counts,
+            correlator.as_deref_mut(),
+        ) {
             out.push_str(&line[last..i]);
             out.push_str(&new);
             last = end;
@@ -169,26 +212,84 @@ fn redact_value(
     key: Option<&str>,
     token: &str,
     counts: &mut RedactionCounts,
+    correlator: Option<&mut Correlator>,
 ) -> Option<String> {
     let value: String = serde_json::from_str(token).ok()?;
     let mut keyed = None;
+    // With a correlator: the marks on the value, carried from the keyed pass into its own.
+    let mut marks = Vec::new();
     if let Some(key) = key {
         let pair = format!("{key}: {token}");
+        let prefix = format!("{key}: ");
         let mut pair_counts = RedactionCounts::default();
-        if let std::borrow::Cow::Owned(redacted) = redactor.redact(&pair, &mut pair_counts)
-            && let Some(rest) = redacted.strip_prefix(&format!("{key}: "))
+        let mut pair_marks = Vec::new();
+        let redacted = match correlator {
+            Some(_) => redactor.redact_marked(&pair, &mut pair_marks, &mut pair_counts),
+            None => redactor.redact(&pair, &mut pair_counts),
+        };
+        if let std::borrow::Cow::Owned(redacted) = redacted
+            && let Some(rest) = redacted.strip_prefix(&prefix)
             && let Ok(v) = serde_json::from_str::<String>(rest)
         {
             counts.merge(&pair_counts);
+            marks = decoded_marks(rest, prefix.len(), pair_marks, &v);
             keyed = Some(v);
         }
     }
     let base = keyed.as_deref().unwrap_or(&value);
-    let own = redactor.redact(base, counts);
+    let own = match correlator {
+        Some(_) => redactor.redact_marked(base, &mut marks, counts),
+        None => redactor.redact(base, counts),
+    };
     if keyed.is_none() && matches!(own, std::borrow::Cow::Borrowed(_)) {
         return None;
     }
-    serde_json::to_string(own.as_ref()).ok()
+    match correlator {
+        Some(c) if !marks.is_empty() => serde_json::to_string(&c.label(&own, &marks)).ok(),
+        _ => serde_json::to_string(own.as_ref()).ok(),
+    }
+}
+
+/// The marks of a redacted `key: "…"` pair moved onto `decoded`, the JSON string token `rest`
+/// (which starts `skip` bytes into the pair) decoded. Each stretch between placeholders is
+/// decoded on its own (a placeholder holds nothing JSON escapes); a stretch that does not
+/// decode, or a result that differs from `decoded`, costs the labels, never the redaction.
+fn decoded_marks(rest: &str, skip: usize, marks: Vec<Mark>, decoded: &str) -> Vec<Mark> {
+    let mut out = Vec::with_capacity(marks.len());
+    let mut text = String::with_capacity(decoded.len());
+    let mut at = 0;
+    for mut m in marks {
+        let Some(start) = m.start().checked_sub(skip) else {
+            continue;
+        };
+        let Some(stretch) = rest.get(at..start) else {
+            return Vec::new();
+        };
+        let quoted = match (at == 0, stretch.strip_prefix('"')) {
+            (true, Some(inner)) => format!("\"{inner}\""),
+            (true, None) => return Vec::new(),
+            (false, _) => format!("\"{stretch}\""),
+        };
+        let Ok(piece) = serde_json::from_str::<String>(&quoted) else {
+            return Vec::new();
+        };
+        text.push_str(&piece);
+        m.shift(text.len() as isize - m.start() as isize);
+        let end = start + (m.end() - m.start());
+        text.push_str(&rest[start..end]);
+        at = end;
+        out.push(m);
+    }
+    let tail = if at == 0 {
+        rest.to_owned()
+    } else {
+        format!("\"{}", &rest[at..])
+    };
+    match serde_json::from_str::<String>(&tail) {
+        Ok(piece) => text.push_str(&piece),
+        Err(_) => return Vec::new(),
+    }
+    if text == decoded { out } else { Vec::new() }
 }
 
 /// Index just past the closing quote of the JSON string starting at `open` (valid JSON: the
@@ -210,8 +311,13 @@ mod tests {
     use super::*;
 
     fn run(input: &[u8], json: bool) -> (String, FilterStats) {
+        run_with(input, json, false)
+    }
+
+    fn run_with(input: &[u8], json: bool, correlate: bool) -> (String, FilterStats) {
         let mut out = Vec::new();
-        let stats = filter_lines(Redactor::shared(), input, &mut out, FilterOptions { json })
+        let options = FilterOptions { json, correlate };
+        let stats = filter_lines(Redactor::shared(), input, &mut out, options)
             .expect("in-memory streams do not fail");
         (String::from_utf8(out).expect("output is UTF-8"), stats)
     }
@@ -271,5 +377,37 @@ mod tests {
             .map(|l| crate::redact::redact(l, &mut RedactionCounts::default()).into_owned())
             .collect();
         assert_eq!(out, want.join("\n"));
+    }
+
+    #[test]
+    fn correlate_only_adds_ordinals_in_text_and_json_modes() {
+        let text = include_str!("../fixtures/redaction/corpus.jsonl");
+        let lines: Vec<String> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|v| v["line"].as_str().map(|s| s.replace(['\n', '\r'], " ")))
+            .collect();
+        let as_json: Vec<String> = lines
+            .iter()
+            .map(|l| serde_json::json!({"msg": l, "password": l, "n": 1}).to_string())
+            .collect();
+        let strip = crate::redact::correlate::tests::strip_labels;
+        for (input, json) in [(lines.join("\n"), false), (as_json.join("\n"), true)] {
+            let (plain, _) = run_with(input.as_bytes(), json, false);
+            let (labelled, stats) = run_with(input.as_bytes(), json, true);
+            assert_eq!(strip(&labelled), plain, "json: {json}");
+            assert!(labelled.contains("#2>"), "labels were given (json: {json})");
+            assert!(stats.distinct.is_some_and(|d| !d.is_empty()));
+        }
+    }
+
+    #[test]
+    fn correlate_labels_json_values_with_escapes_around_them() {
+        let line = br#"{"password": "a\"b\u00e9", "m": "x \u00e9 10.0.0.1 \" 10.0.0.1", "k": "\ttoken=abc 10.0.0.2"}"#;
+        let (out, _) = run_with(line, true, true);
+        assert_eq!(
+            out,
+            r#"{"password": "<SECRET#1>", "m": "x é <IP#1> \" <IP#1>", "k": "\ttoken=<SECRET#2> <IP#2>"}"#
+        );
     }
 }

@@ -108,6 +108,7 @@ impl CallOutcome {
             truncation: Default::default(),
             redactions: Default::default(),
             redactions_by_rule: Default::default(),
+            correlation: None,
             skipped_entries: None,
             result_bytes: None,
             observation_bytes: 0,
@@ -350,6 +351,7 @@ impl ToolBoundary {
             outcome.control.truncation = p.truncation;
             outcome.control.redactions = p.redactions;
             outcome.control.redactions_by_rule = p.redactions_by_rule;
+            outcome.control.correlation = p.correlation;
             outcome.control.relevance_level = p.relevance;
             outcome.control.skipped_entries = p.skipped_entries;
             p.result

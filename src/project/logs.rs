@@ -27,7 +27,7 @@ use crate::contracts::{
 };
 use crate::legacy::logs::{LogEntry, LogsSummary, RawStamp};
 use crate::patterns::{PatternId, TemplateMiner};
-use crate::redact::{RedactionCounts, redact};
+use crate::redact::{Correlator, Mark, RedactionCounts, Redactor, redact};
 
 /// How severe a level is; higher is more severe. Unknown levels rank lowest.
 fn severity(level: &str) -> u8 {
@@ -164,6 +164,9 @@ pub struct Prepared {
     service: String,
     /// The whole redacted message (templates are mined from it before any cut).
     message: String,
+    /// Where its labelled placeholders sit and what they replaced, when the call correlates
+    /// (labels are numbered when folding, in input order, whoever prepared the entry).
+    marks: Vec<Mark>,
 }
 
 /// The first stage of the projection: per-entry work that needs no state shared between entries
@@ -177,6 +180,8 @@ pub struct Preparer<'a> {
     field_cut: u64,
     /// Service names already prepared: a response names a handful of services over and over.
     services: ClearingMap<PreparedField>,
+    /// Whether messages are redacted with marks, for correlation labels.
+    correlate: bool,
 }
 
 /// A field as [`Preparer`] made it safe, with what that took, to be tallied again on every
@@ -210,7 +215,14 @@ impl<'a> Preparer<'a> {
             skipped: 0,
             field_cut: 0,
             services: ClearingMap::new(SERVICE_MEMO.0, SERVICE_MEMO.1),
+            correlate: false,
         }
+    }
+
+    /// This preparer, keeping the marks correlation labels need when `correlate` is set.
+    pub fn correlated(mut self, correlate: bool) -> Self {
+        self.correlate = correlate;
+        self
     }
 
     /// Prepares the entry at position `index` of the input, or counts it as skipped (no usable
@@ -231,7 +243,13 @@ impl<'a> Preparer<'a> {
         };
         let service = self.service(entry.service.as_deref().unwrap_or_default().trim());
         // Most messages need no change: keep the string already allocated by the parser.
-        let redacted = match redact(&raw_message, &mut self.counts) {
+        let mut marks = Vec::new();
+        let redacted = if self.correlate {
+            Redactor::shared().redact_marked(&raw_message, &mut marks, &mut self.counts)
+        } else {
+            redact(&raw_message, &mut self.counts)
+        };
+        let redacted = match redacted {
             Cow::Owned(changed) => Some(changed),
             Cow::Borrowed(_) => None,
         };
@@ -242,6 +260,7 @@ impl<'a> Preparer<'a> {
             level,
             service,
             message,
+            marks,
         })
     }
 
@@ -288,6 +307,8 @@ pub struct LogsProjector<'a> {
     index: HashMap<(Level, PatternId), usize>,
     heap: BinaryHeap<Candidate>,
     heap_cap: usize,
+    /// Labels for the timeline's placeholders, when the call correlates.
+    correlator: Option<Correlator>,
 }
 
 /// The finished projection with what the harness needs to know.
@@ -301,6 +322,8 @@ pub struct LogsProjection {
     pub redactions: RedactionCounts,
     /// Entries without a usable timestamp or message (counted in `match_count`, not shown).
     pub skipped_entries: u64,
+    /// What correlation labelled, when the call correlates.
+    pub correlation: Option<Correlator>,
 }
 
 impl<'a> LogsProjector<'a> {
@@ -319,7 +342,21 @@ impl<'a> LogsProjector<'a> {
             index: HashMap::new(),
             heap: BinaryHeap::with_capacity(heap_cap + 1),
             heap_cap,
+            correlator: None,
         }
+    }
+
+    /// This projector, labelling the timeline's identity and credential placeholders with an
+    /// ordinal per distinct value (`<IP#1>`) when `correlate` is set (SPEC §5).
+    pub fn correlated(mut self, correlate: bool) -> Self {
+        self.prep.correlate = correlate;
+        self.correlator = correlate.then(Correlator::new);
+        self
+    }
+
+    /// A preparer like this projector's own, for another thread (see [`LogsProjector::absorb`]).
+    pub fn preparer(&self) -> Preparer<'a> {
+        Preparer::new(self.limits, self.tz).correlated(self.prep.correlate)
     }
 
     /// The bounds this projector applies.
@@ -363,10 +400,16 @@ impl<'a> LogsProjector<'a> {
             level,
             service,
             message,
+            marks,
         } = prepared;
         let pattern = self.miner.insert(&message);
+        // Templates keep plain placeholders; the timeline's copy is labelled here, in input
+        // order, before the cut, so a label counts toward the bound like any other byte.
+        let mut message = match &mut self.correlator {
+            Some(c) if !marks.is_empty() => c.label(&message, &marks),
+            _ => message,
+        };
         // The template was mined from the whole message; only the cut stays (cut in place).
-        let mut message = message;
         let kept = redacted_prefix_within(&message, self.limits.max_message_bytes)
             .0
             .len();
@@ -554,6 +597,7 @@ impl<'a> LogsProjector<'a> {
             truncation,
             redactions: self.prep.counts,
             skipped_entries: self.prep.skipped,
+            correlation: self.correlator,
         }
     }
 }
@@ -831,6 +875,112 @@ mod tests {
         assert_eq!(p.result.match_count, 2);
         assert_eq!(p.result.evidence_status, EvidenceStatus::NoEvidence);
         assert!(!p.result.truncated);
+    }
+
+    fn project_correlated(entries: Vec<LogEntry>, limits: LogsLimits) -> LogsProjection {
+        let tz = TimeZone::fixed(jiff::tz::offset(8));
+        let mut p = LogsProjector::new(&limits, &tz).correlated(true);
+        let n = entries.len() as u64;
+        for e in entries {
+            p.push(e);
+        }
+        let summary = LogsSummary {
+            success: Some(true),
+            total: None,
+            has_logs: true,
+            entries: n,
+        };
+        p.finish(
+            &summary,
+            LogsScope::for_tests(),
+            "call",
+            limits.max_total_bytes,
+        )
+    }
+
+    fn timeouts() -> Vec<LogEntry> {
+        let upstreams = ["10.0.0.1", "10.0.0.2", "10.0.0.1", "10.0.0.1"];
+        upstreams
+            .iter()
+            .enumerate()
+            .map(|(i, ip)| {
+                entry(
+                    &format!("2026-11-29 09:00:0{i}"),
+                    "ERROR",
+                    "gateway",
+                    &format!("upstream {ip}:8080 timed out after 3000 ms"),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn correlation_labels_the_timeline_by_first_appearance_and_keeps_patterns_plain() {
+        let p = project_correlated(timeouts(), LogsLimits::default());
+        let r = &p.result;
+        assert_eq!(r.patterns.len(), 1);
+        assert_eq!(
+            r.patterns[0].pattern,
+            "upstream <IP>:<*> timed out after <*>"
+        );
+        assert_eq!(r.patterns[0].count, 4);
+        let labels: Vec<_> = r
+            .timeline
+            .iter()
+            .map(|e| e.message.split_whitespace().nth(1).unwrap_or_default())
+            .collect();
+        assert_eq!(
+            labels,
+            ["<IP#1>:8080", "<IP#2>:8080", "<IP#1>:8080", "<IP#1>:8080"]
+        );
+        let c = p.correlation.expect("correlation was asked for");
+        assert_eq!(
+            c.distinct().collect::<Vec<_>>(),
+            [(crate::redact::RedactionClass::Ip, 2)]
+        );
+        // Without it, today's plain placeholders and no correlation counts.
+        let plain = project(timeouts(), LogsLimits::default(), None);
+        assert!(plain.correlation.is_none());
+        assert!(
+            plain
+                .result
+                .timeline
+                .iter()
+                .all(|e| e.message.contains(" <IP>:"))
+        );
+        assert_eq!(plain.result.patterns, r.patterns);
+    }
+
+    #[test]
+    fn labels_count_toward_the_message_bound_and_are_never_cut_in_half() {
+        let limits = LogsLimits {
+            max_message_bytes: 13,
+            ..LogsLimits::default()
+        };
+        let p = project_correlated(timeouts(), limits);
+        for e in &p.result.timeline {
+            // `upstream <IP#1>` is 15 bytes: the label does not fit, so it goes whole.
+            assert_eq!(e.message, "upstream ");
+        }
+        assert!(p.result.truncated);
+    }
+
+    #[test]
+    fn labels_number_values_of_entries_the_timeline_does_not_show() {
+        let limits = LogsLimits {
+            max_events: 1,
+            ..LogsLimits::default()
+        };
+        let mut entries = timeouts();
+        entries.push(entry(
+            "2026-11-29 09:00:09",
+            "FATAL",
+            "gateway",
+            "upstream 10.0.0.2:8080 refused",
+        ));
+        let p = project_correlated(entries, limits);
+        assert_eq!(p.result.timeline.len(), 1);
+        assert_eq!(p.result.timeline[0].message, "upstream <IP#2>:8080 refused");
     }
 
     #[test]

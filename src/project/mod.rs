@@ -23,6 +23,8 @@ pub struct Projection {
     pub redactions: BTreeMap<String, u64>,
     /// Redactions per catalogue rule id (logs).
     pub redactions_by_rule: BTreeMap<String, u64>,
+    /// What correlation labelled (logs, when the context asks for labels).
+    pub correlation: Option<crate::contracts::CorrelationCounts>,
     /// The normalized upstream relevance (RAG).
     pub relevance: Option<RelevanceLevel>,
     /// Log entries without a usable timestamp or message.
@@ -42,6 +44,7 @@ pub(crate) fn rag_projection(
         truncation: p.truncation,
         redactions: BTreeMap::new(),
         redactions_by_rule: BTreeMap::new(),
+        correlation: None,
         relevance: p.upstream_relevance,
         skipped_entries: None,
     }
@@ -59,7 +62,8 @@ pub(crate) fn logs_projection<R: std::io::Read>(
     // process: a harness calling the library many times pays it on its first call).
     crate::redact::warm_up_in_background();
     let limits = &context.limits.logs;
-    let projector = logs::LogsProjector::new(limits, &context.timezone);
+    let projector =
+        logs::LogsProjector::new(limits, &context.timezone).correlated(context.redaction.correlate);
     let (summary, projector) = stream(reader, projector)?;
     let p = projector.finish(&summary, scope, tool_call_id, total_bound);
     let redactions = p
@@ -73,11 +77,19 @@ pub(crate) fn logs_projection<R: std::io::Read>(
         .by_rule()
         .map(|(id, n)| (id.to_owned(), u64::from(n)))
         .collect();
+    let correlation = p.correlation.map(|c| crate::contracts::CorrelationCounts {
+        distinct: c
+            .distinct()
+            .map(|(class, n)| (class.name().to_owned(), u64::from(n)))
+            .collect(),
+        unlabelled: c.unlabelled(),
+    });
     Ok(Projection {
         result: ToolResult::Logs(p.result),
         truncation: p.truncation,
         redactions,
         redactions_by_rule,
+        correlation,
         relevance: None,
         skipped_entries: Some(p.skipped_entries),
     })
@@ -98,7 +110,7 @@ fn stream<'a, R: std::io::Read>(
     crate::legacy::logs::ReadFailure,
 > {
     use crate::pipeline::{Batch, share};
-    let mut prep = logs::Preparer::new(projector.limits(), projector.time_zone());
+    let mut prep = projector.preparer();
     let ((read, seen), mut projector) = share(
         BATCH,
         projector,
@@ -181,6 +193,30 @@ mod tests {
             );
             assert_eq!(a.redactions, b.redactions);
             assert_eq!(a.result.match_count, n as u64);
+        }
+    }
+
+    #[test]
+    fn correlation_labels_do_not_depend_on_which_thread_redacted() {
+        let limits = LogsLimits::default();
+        let tz = TimeZone::UTC;
+        for n in [BATCH + 1, 9 * BATCH, 9 * BATCH] {
+            let body = response(n);
+            let projector = || logs::LogsProjector::new(&limits, &tz).correlated(true);
+            let (summary, streamed) = stream(body.as_bytes(), projector()).unwrap();
+            let mut inline = projector();
+            crate::legacy::logs::read(body.as_bytes(), &mut |e| inline.push(e)).unwrap();
+            let a = streamed.finish(&summary, LogsScope::for_tests(), "c", 12288);
+            let b = inline.finish(&summary, LogsScope::for_tests(), "c", 12288);
+            let a_json = serde_json::to_string(&a.result).unwrap();
+            assert_eq!(a_json, serde_json::to_string(&b.result).unwrap(), "{n}");
+            assert!(a_json.contains("<IP#"), "labels in the timeline");
+            assert!(!a_json.contains("10.0."), "no raw address");
+            let (ca, cb) = (a.correlation.unwrap(), b.correlation.unwrap());
+            assert_eq!(
+                ca.distinct().collect::<Vec<_>>(),
+                cb.distinct().collect::<Vec<_>>()
+            );
         }
     }
 

@@ -48,7 +48,11 @@
 //! * A Python traceback keeps its final exception line (`<STACK> ValueError: …`), which is the
 //!   headline a Java trace carries before its frames; `Caused by:` starts a stack even without
 //!   frames, as the spec lists it.
+//! * Correlation labels (`<IP#1>`) are never written by a rule, so no rule ever meets one: a
+//!   marked redaction ([`Redactor::redact_marked`]) records which value each placeholder
+//!   replaced, and a [`Correlator`] writes the labels afterwards, in input order.
 
+pub(crate) mod correlate;
 mod prefilter;
 mod rule;
 mod rules;
@@ -59,6 +63,7 @@ mod text;
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
+pub use correlate::{Correlator, MAX_DISTINCT, Mark, labelled_class};
 pub use prefilter::Features;
 pub use rule::{Example, Rule};
 
@@ -360,7 +365,23 @@ impl Redactor {
         if message.is_empty() {
             return Cow::Borrowed(message);
         }
-        redact_with(message, &self.prefilter.scan(message), counts)
+        redact_with(message, &self.prefilter.scan(message), counts, None)
+    }
+
+    /// [`Redactor::redact`], also keeping `marks`: where each placeholder sits in the output and
+    /// which value it replaced, for a [`Correlator`] to label those of a labelled class (see
+    /// [`labelled_class`]). `marks` holds the marks already on `message` (sorted, usually none) and is
+    /// updated to the output. The text and counts are exactly what `redact` gives.
+    pub fn redact_marked<'a>(
+        &self,
+        message: &'a str,
+        marks: &mut Vec<Mark>,
+        counts: &mut RedactionCounts,
+    ) -> Cow<'a, str> {
+        if message.is_empty() {
+            return Cow::Borrowed(message);
+        }
+        redact_with(message, &self.prefilter.scan(message), counts, Some(marks))
     }
 }
 
@@ -374,7 +395,7 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
 /// `redact` fuzz target hold the gates to.
 #[doc(hidden)]
 pub fn redact_ungated<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
-    redact_with(message, &Features::OPEN, counts)
+    redact_with(message, &Features::OPEN, counts, None)
 }
 
 /// Rounds a redaction runs at most. Every change puts a placeholder where raw text was, and no
@@ -382,11 +403,17 @@ pub fn redact_ungated<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow
 /// rule's examples reach a fixed point well within this bound.
 const MAX_ROUNDS: usize = 8;
 
-fn redact_with<'a>(message: &'a str, f: &Features, counts: &mut RedactionCounts) -> Cow<'a, str> {
+fn redact_with<'a>(
+    message: &'a str,
+    f: &Features,
+    counts: &mut RedactionCounts,
+    marks: Option<&mut Vec<Mark>>,
+) -> Cow<'a, str> {
     let mut cur = Cow::Borrowed(message);
     let mut limit = CATALOGUE.len();
+    let mut marking = marks.map(Marking::new);
     for _ in 0..MAX_ROUNDS {
-        let Some(last) = round(&mut cur, f, limit, counts) else {
+        let Some(last) = round(&mut cur, f, limit, counts, marking.as_mut()) else {
             break;
         };
         // After a full round, the rules up to its last change; after a shorter one, all.
@@ -406,6 +433,7 @@ fn round(
     f: &Features,
     limit: usize,
     counts: &mut RedactionCounts,
+    mut marking: Option<&mut Marking<'_>>,
 ) -> Option<usize> {
     let mut last = None;
     for (i, rule) in CATALOGUE.iter().enumerate().take(limit) {
@@ -414,13 +442,37 @@ fn round(
             continue;
         }
         let mut hits = 0;
+        if let Some(m) = marking.as_deref_mut() {
+            m.tracer.clear();
+        }
         if let Some(next) = (rule.pass)(cur, &mut hits) {
+            if let Some(m) = marking.as_deref_mut() {
+                m.tracer.take(&mut m.traced);
+                correlate::follow(cur, &next, &m.traced, m.marks);
+            }
             *cur = Cow::Owned(next);
             counts.add_rule(i, rule.class, hits);
             last = Some(i);
         }
     }
     last
+}
+
+/// The marks of a redaction in progress, and the tracer that hears its rules' edits.
+struct Marking<'m> {
+    marks: &'m mut Vec<Mark>,
+    tracer: text::Tracer,
+    traced: Vec<text::Traced>,
+}
+
+impl<'m> Marking<'m> {
+    fn new(marks: &'m mut Vec<Mark>) -> Self {
+        Marking {
+            marks,
+            tracer: text::Tracer::start(),
+            traced: Vec::new(),
+        }
+    }
 }
 
 /// Compiles every rule now, in the reverse of the order [`redact`] first needs them.

@@ -63,6 +63,7 @@ impl<'s> Edit<'s> {
         out.push_str(&src[self.last..start]);
         out.push_str(with);
         self.last = end;
+        trace(src, start, end, with);
         true
     }
 
@@ -75,6 +76,72 @@ impl<'s> Edit<'s> {
         let mut out = self.out?;
         out.push_str(&self.src[self.last..]);
         Some(out)
+    }
+}
+
+/// One replacement an [`Edit`] made while a [`Tracer`] was listening: which text it edited
+/// (by address and length, never its bytes), the span, and what went there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Traced {
+    pub(crate) src: (usize, usize),
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) with_len: usize,
+    /// The placeholder written, when `with` was exactly one.
+    pub(crate) placeholder: Option<&'static str>,
+}
+
+thread_local! {
+    /// Whether a [`Tracer`] listens on this thread: one flag read per replacement when none does.
+    static TRACING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static TRACE: std::cell::RefCell<Vec<Traced>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn trace(src: &str, start: usize, end: usize, with: &str) {
+    if !TRACING.with(std::cell::Cell::get) {
+        return;
+    }
+    let placeholder = PLACEHOLDERS.iter().find(|p| **p == with).copied();
+    TRACE.with(|t| {
+        t.borrow_mut().push(Traced {
+            src: (src.as_ptr() as usize, src.len()),
+            start,
+            end,
+            with_len: with.len(),
+            placeholder,
+        })
+    });
+}
+
+/// Listens to every [`Edit`] replacement on this thread while it lives, so the redactor can tell
+/// which raw value each placeholder replaced without the rules' passes saying so (their
+/// signature stays `fn(&str, &mut u32) -> Option<String>`). Scoped to one redaction; the
+/// recorded list is cleared when it ends, also on a panic.
+pub(crate) struct Tracer(());
+
+impl Tracer {
+    pub(crate) fn start() -> Tracer {
+        TRACE.with(|t| t.borrow_mut().clear());
+        TRACING.with(|t| t.set(true));
+        Tracer(())
+    }
+
+    /// Forgets what was recorded so far.
+    pub(crate) fn clear(&self) {
+        TRACE.with(|t| t.borrow_mut().clear());
+    }
+
+    /// Moves what was recorded since the last call into `into` (cleared first).
+    pub(crate) fn take(&self, into: &mut Vec<Traced>) {
+        into.clear();
+        TRACE.with(|t| into.append(&mut *t.borrow_mut()));
+    }
+}
+
+impl Drop for Tracer {
+    fn drop(&mut self) {
+        TRACING.with(|t| t.set(false));
+        TRACE.with(|t| t.borrow_mut().clear());
     }
 }
 

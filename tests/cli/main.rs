@@ -3,6 +3,7 @@
 mod boundary;
 mod check;
 mod common;
+mod correlate;
 mod diagnostics;
 mod docs;
 mod fuzz_regressions;

@@ -6,7 +6,8 @@
 //! 2. the compact result is within `max_total_bytes`, every item and collection within its bound;
 //! 3. `truncated` is true exactly when something was removed (checked against the same call
 //!    with unlimited bounds);
-//! 4. planted secrets of every redaction class never appear in any byte of any view;
+//! 4. planted secrets of every redaction class never appear in any byte of any view, with
+//!    correlation labels on or off (and labels never change the patterns);
 //! 5. an `ERROR` never carries a result, and its message never quotes input;
 //! 6. no input panics.
 
@@ -70,12 +71,19 @@ fn maybe_text() -> impl Strategy<Value = Option<String>> {
 }
 
 fn context(limits: Value, budget: Option<Value>) -> RunContext {
+    correlated_context(limits, budget, false)
+}
+
+fn correlated_context(limits: Value, budget: Option<Value>, correlate: bool) -> RunContext {
     let mut ctx = json!({
         "run_id": "run-prop", "status": "ACTIVE", "authorized_tools": ["*"],
         "now": "2026-11-29T10:00:00+08:00", "timezone": "Asia/Shanghai", "limits": limits,
     });
     if let Some(b) = budget {
         ctx["budget"] = b;
+    }
+    if correlate {
+        ctx["redaction"] = json!({"correlate": true});
     }
     RunContext::from_slice(ctx.to_string().as_bytes(), std::path::Path::new("."))
         .expect("generated contexts are valid")
@@ -435,6 +443,7 @@ proptest! {
         entries in prop::collection::vec(entry(), 0..40),
         extra_total in 0u64..5,
         limits in logs_limits(),
+        correlate in any::<bool>(),
     ) {
         let logs: Vec<Value> = entries.iter().map(|e| json!({
             "timestamp": e.stamp, "level": e.level, "service": e.service, "message": e.message,
@@ -442,7 +451,7 @@ proptest! {
         })).collect();
         let body = serde_json::to_vec(&json!({"success": true, "region": "cn", "log_topic": "LEGACY-TOPIC",
             "query": "LEGACY-QUERY", "logs": logs, "total": entries.len() as u64 + extra_total, "message": "ok"})).unwrap();
-        let bounded = run_logs(context(limits.clone(), None), &body);
+        let bounded = run_logs(correlated_context(limits.clone(), None, correlate), &body);
         check_common(&bounded)?;
         for text in views(&bounded) {
             for e in &entries {
@@ -475,8 +484,16 @@ proptest! {
         // The oracle: unlimited bounds remove nothing, so `truncated` must say whether ours did.
         let open = json!({"logs": {"max_patterns": 100000, "max_events": 100000, "max_message_bytes": 1 << 20,
             "max_pattern_bytes": 1 << 20, "max_services": 1000, "max_total_bytes": 1 << 26, "max_query_bytes": 64, "max_topic_bytes": 64}});
-        let unbounded = run_logs(context(open, Some(json!({"max_observation_bytes": 1u64 << 40}))), &body);
+        let open_budget = Some(json!({"max_observation_bytes": 1u64 << 40}));
+        let unbounded = run_logs(correlated_context(open.clone(), open_budget.clone(), correlate), &body);
         let Ok(ToolResult::Logs(u)) = unbounded.result() else { unreachable!() };
+        if correlate {
+            // Labels are for the timeline only: grouping, counts and templates are unchanged.
+            let plain = run_logs(context(open, open_budget), &body);
+            let Ok(ToolResult::Logs(p)) = plain.result() else { unreachable!() };
+            prop_assert_eq!(&p.patterns, &u.patterns);
+            prop_assert_eq!(p.timeline.len(), u.timeline.len());
+        }
         prop_assert_eq!(u.truncated, extra_total > 0);
         let removed = u.patterns != r.patterns || u.timeline != r.timeline || extra_total > 0;
         prop_assert_eq!(r.truncated, removed, "truncated must equal 'something was removed'");

@@ -248,6 +248,29 @@ fn logs_contracts_validate_library_results() {
     );
 }
 
+/// A logs call with correlation labels: the context that asks for them and every view.
+#[test]
+fn correlated_logs_outputs_validate() {
+    let ctx_json = json!({"redaction": {"correlate": true}, "ledger": null});
+    let ctx = context_with(ctx_json.clone());
+    let mut file = serde_json::from_str::<Value>(
+        &std::fs::read_to_string(fixture("contexts/active.json")).unwrap(),
+    )
+    .unwrap();
+    file["redaction"] = ctx_json["redaction"].clone();
+    Validator::new("context").assert_valid(&file, "a context with redaction.correlate");
+    let base = Aci::logs(&ctx.path, "call_c", "application-logs", "timeout")
+        .arg(fixture("logs/application-logs.json"));
+    let harness = base.clone_with(["--view", "harness"]).run().json();
+    Validator::new("control-view").assert_valid(&harness, "correlated harness view");
+    assert!(harness["correlation"]["distinct"].is_object(), "{harness}");
+    let envelope = base.clone_with(["--view", "envelope"]).run().json();
+    Validator::new("envelope").assert_valid(&envelope, "correlated envelope");
+    Validator::new("logs-result").assert_valid(&envelope["result"], "correlated result");
+    let model = base.clone_with(["--view", "model"]).run().json();
+    Validator::new("logs-observation").assert_valid(&model, "correlated model view");
+}
+
 #[test]
 fn schemas_have_teeth() {
     let result = Validator::new("rag-result");
