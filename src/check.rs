@@ -27,11 +27,11 @@ use serde_json::{Map, Value};
 
 use crate::boundary::arguments::execute_arguments;
 use crate::boundary::{CallOutcome, LedgerStore, LegacySource, ToolBoundary};
-use crate::cli::{Format, View};
 use crate::context::RunContext;
 use crate::contracts::Tool;
 use crate::error::{ErrorCode, os_reason};
 use crate::render;
+use crate::views::{Format, View};
 
 /// The largest case file read.
 const MAX_CASE_BYTES: u64 = 16 * 1024 * 1024;
@@ -123,10 +123,13 @@ pub enum CaseError {
     Unwritable(String),
 }
 
+/// The case files `check` runs when given no pattern.
+pub const DEFAULT_CASE_GLOB: &str = "fixtures/**/*.case.json";
+
 /// What `check` should do.
 #[derive(Debug, Clone)]
 pub struct CheckOptions {
-    /// Glob patterns of case files; empty means [`crate::cli::DEFAULT_CASE_GLOB`].
+    /// Glob patterns of case files; empty means [`DEFAULT_CASE_GLOB`].
     pub patterns: Vec<String>,
     /// Rewrite `expect.output` with the actual output.
     pub update: bool,
@@ -548,7 +551,7 @@ fn check_file(path: &Path, update: bool) -> (Option<String>, Vec<String>, bool) 
 /// `N passed, M failed`.
 pub fn run(options: &CheckOptions, out: &mut dyn Write) -> std::io::Result<CheckSummary> {
     let patterns = if options.patterns.is_empty() {
-        vec![crate::cli::DEFAULT_CASE_GLOB.to_owned()]
+        vec![DEFAULT_CASE_GLOB.to_owned()]
     } else {
         options.patterns.clone()
     };

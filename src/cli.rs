@@ -7,7 +7,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
+use clap::{Args, Parser, Subcommand, ValueHint};
+
+pub use crate::views::{Format, SchemaName, View};
 
 /// Exit codes, as printed at the end of `--help`.
 pub const EXIT_CODES_HELP: &str = "\
@@ -248,53 +250,6 @@ pub struct CallArgs {
     pub run_id: Option<String>,
 }
 
-/// Which view of the call to print.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum View {
-    #[default]
-    /// The canonical result or safe error, with tool, run and call ids.
-    Envelope,
-    /// The Model Observation: only what the model needs to understand and cite.
-    Model,
-    /// The Harness Control View: counts, scope fingerprint, truncation, redactions, budget.
-    Harness,
-}
-
-/// How to wrap the chosen view.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    #[default]
-    /// The view as one JSON document.
-    Json,
-    /// An MCP CallToolResult: the model observation as structuredContent, the control view
-    /// under _meta["aciproj/control"] (so `--view` is a usage error with it).
-    Mcp,
-}
-
 /// Where and how to write the result.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
@@ -447,7 +402,7 @@ Exit codes:
   5  standard output cannot be written";
 
 /// The default case pattern of `check`.
-pub const DEFAULT_CASE_GLOB: &str = "fixtures/**/*.case.json";
+pub use crate::check::DEFAULT_CASE_GLOB;
 
 /// `aciproj check`.
 #[derive(Debug, Args)]
@@ -530,31 +485,6 @@ Exit codes:
   1  the chain is broken (the first broken line is named), or the --head is not in it
   2  usage error
   5  the ledger cannot be read";
-
-/// The contracts `schema` can print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SchemaName {
-    /// The default view: status, tool, ids, and the result or the safe error.
-    Envelope,
-    /// The canonical RAG result (frozen).
-    RagResult,
-    /// The canonical log result (frozen).
-    LogsResult,
-    /// What `--view model` prints for a rag call (READY or ERROR).
-    RagObservation,
-    /// What `--view model` prints for a logs call (READY or ERROR).
-    LogsObservation,
-    /// The Harness Control View (`--view harness`).
-    ControlView,
-    /// The run context file (`--context`).
-    Context,
-    /// A fixture case file (*.case.json) for `check`.
-    Case,
-    /// One line of an incident's calls.jsonl for `replay`.
-    IncidentCall,
-    /// One line of a ledger file (also the shape of the context's `prior_calls` entries).
-    LedgerRecord,
-}
 
 /// `aciproj schema`.
 #[derive(Debug, Args)]

@@ -49,6 +49,7 @@ pub mod redact;
 pub mod render;
 pub mod replay;
 pub mod schema;
+pub mod views;
 
 pub use boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
 pub use context::RunContext;

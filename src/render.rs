@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::boundary::CallOutcome;
-use crate::cli::{Format, View};
+use crate::views::{Format, View};
 
 /// The chosen view as a JSON value.
 pub fn view_value(outcome: &CallOutcome, view: View) -> Value {

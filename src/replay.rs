@@ -34,11 +34,11 @@ use serde_json::{Map, Value};
 use crate::boundary::arguments::execute_arguments;
 use crate::boundary::chain::{self, ChainReport, LedgerReadError};
 use crate::boundary::{CallOutcome, LedgerStore, LegacySource, ToolBoundary};
-use crate::cli::View;
 use crate::context::RunContext;
 use crate::contracts::{CallStatus, LedgerRecord, Tool};
 use crate::error::ErrorCode;
 use crate::render;
+use crate::views::View;
 
 /// The largest `calls.jsonl` read (inline responses can be large; a run is still bounded).
 const MAX_CALLS_BYTES: u64 = 256 * 1024 * 1024;

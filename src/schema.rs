@@ -10,13 +10,13 @@ use schemars::{JsonSchema, Schema, schema_for};
 use serde_json::Value;
 
 use crate::check::Case;
-use crate::cli::SchemaName;
 use crate::context::RunContextFile;
 use crate::contracts::{
     ControlView, Envelope, ErrorObservation, LedgerRecord, LogsObservation, LogsToolResult,
     RagObservation, RagToolResult,
 };
 use crate::replay::IncidentCall;
+use crate::views::SchemaName;
 
 /// What `--view model` prints for a rag call.
 #[derive(JsonSchema)]

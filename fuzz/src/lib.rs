@@ -10,10 +10,10 @@
 use std::path::Path;
 
 use aciproj::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
-use aciproj::cli::{Format, View};
 use aciproj::context::LogsLimits;
 use aciproj::contracts::{CallStatus, EvidenceStatus, LogsToolResult, ToolResult};
 use aciproj::redact::{RedactionCounts, redact, redact_ungated};
+use aciproj::views::{Format, View};
 use aciproj::{ErrorCode, RunContext, render};
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{Value, json};

@@ -1610,7 +1610,11 @@ fn family_lines_leak_nothing_and_benign_lines_stay() {
     let text = include_str!("../../fixtures/redaction/families.jsonl");
     let mut failures = Vec::new();
     let mut families = std::collections::BTreeSet::new();
-    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         let v: serde_json::Value = serde_json::from_str(line).expect("families line is JSON");
         let family = v["family"].as_str().expect("family");
         families.insert(family.to_owned());
@@ -1625,7 +1629,10 @@ fn family_lines_leak_nothing_and_benign_lines_stay() {
         for s in v["sensitive"].as_array().expect("sensitive") {
             let s = s.as_str().expect("string");
             if out.contains(s) {
-                failures.push(format!("line {} ({family}): {s:?} leaked in {out:?}", n + 1));
+                failures.push(format!(
+                    "line {} ({family}): {s:?} leaked in {out:?}",
+                    n + 1
+                ));
             }
         }
         for k in v["keep"].as_array().expect("keep") {

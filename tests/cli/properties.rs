@@ -13,9 +13,9 @@
 
 use aciproj::RunContext;
 use aciproj::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
-use aciproj::cli::{Format, View};
 use aciproj::contracts::ToolResult;
 use aciproj::render;
+use aciproj::views::{Format, View};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
