@@ -475,6 +475,64 @@ pub struct CorrelationCounts {
     pub unlabelled: u64,
 }
 
+/// What a bound removed from: the keys of [`ControlView::truncation`].
+///
+/// The variants are declared in the alphabetical order of their names, so a `BTreeMap` keyed by
+/// them iterates (and serializes) in the same order a map keyed by the names did.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Truncation {
+    /// Log entries the upstream matched but did not return (`total` above the entries).
+    Entries,
+    /// RAG evidence items beyond `max_evidence`.
+    Evidence,
+    /// RAG excerpts cut to `max_excerpt_bytes`, or dropped when nothing meaningful fits.
+    Excerpt,
+    /// Short fields (ids, titles, levels, services) cut to `max_field_bytes`.
+    Field,
+    /// Timeline messages cut to fit.
+    Message,
+    /// Pattern texts cut to `max_pattern_bytes`.
+    Pattern,
+    /// Patterns beyond `max_patterns`.
+    Patterns,
+    /// Patterns whose service list was cut to `max_services`.
+    Services,
+    /// Usable log events not shown in the timeline.
+    Timeline,
+    /// Items or bytes removed to fit the result into its total bound.
+    Total,
+}
+
+impl Truncation {
+    /// The key's name, as it appears in the control view.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Entries => "entries",
+            Self::Evidence => "evidence",
+            Self::Excerpt => "excerpt",
+            Self::Field => "field",
+            Self::Message => "message",
+            Self::Pattern => "pattern",
+            Self::Patterns => "patterns",
+            Self::Services => "services",
+            Self::Timeline => "timeline",
+            Self::Total => "total",
+        }
+    }
+}
+
+/// The schema of [`ControlView::truncation`]: a map whose keys are the [`Truncation`] names
+/// (`propertyNames`), which schemars does not say on its own for an enum-keyed map.
+fn truncation_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut schema = <BTreeMap<Truncation, Dropped>>::json_schema(generator);
+    let keys = generator.subschema_for::<Truncation>();
+    schema.insert("propertyNames".to_owned(), keys.to_value());
+    schema
+}
+
 /// The Harness Control View of a call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -506,7 +564,8 @@ pub struct ControlView {
     /// Whether the result was truncated.
     pub truncated: Option<bool>,
     /// What each bound removed, by collection or field kind.
-    pub truncation: BTreeMap<String, Dropped>,
+    #[schemars(schema_with = "truncation_schema")]
+    pub truncation: BTreeMap<Truncation, Dropped>,
     /// Redactions per class (logs).
     pub redactions: BTreeMap<String, u64>,
     /// Redactions per catalogue rule id (`aciproj rules`), logs.
@@ -572,4 +631,43 @@ pub struct LedgerRecord {
     /// `prior_calls`.
     #[serde(default)]
     pub prev_sha256: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EVERY_TRUNCATION: [Truncation; 10] = [
+        Truncation::Entries,
+        Truncation::Evidence,
+        Truncation::Excerpt,
+        Truncation::Field,
+        Truncation::Message,
+        Truncation::Pattern,
+        Truncation::Patterns,
+        Truncation::Services,
+        Truncation::Timeline,
+        Truncation::Total,
+    ];
+
+    /// The keys serialize to the names the string-keyed map had, and a map keyed by them keeps
+    /// the order a map keyed by those strings had, so control views stay byte-identical.
+    #[test]
+    fn truncation_keys_keep_their_names_and_their_order() {
+        for t in EVERY_TRUNCATION {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.name());
+        }
+        let by_enum: BTreeMap<Truncation, u8> =
+            EVERY_TRUNCATION.iter().rev().map(|&t| (t, 0)).collect();
+        let by_name: BTreeMap<&str, u8> = EVERY_TRUNCATION.iter().map(|t| (t.name(), 0)).collect();
+        assert_eq!(
+            serde_json::to_string(&by_enum).unwrap(),
+            serde_json::to_string(&by_name).unwrap()
+        );
+    }
+
+    #[test]
+    fn an_unknown_truncation_key_is_not_a_control_view() {
+        assert!(serde_json::from_str::<Truncation>("\"evidnce\"").is_err());
+    }
 }

@@ -23,7 +23,7 @@ use crate::bounds::{Dropped, json_len, redacted_prefix_within};
 use crate::cache::ClearingMap;
 use crate::context::LogsLimits;
 use crate::contracts::{
-    EvidenceStatus, LogPattern, LogsScope, LogsToolResult, SourceKind, TimelineEvent,
+    EvidenceStatus, LogPattern, LogsScope, LogsToolResult, SourceKind, TimelineEvent, Truncation,
 };
 use crate::legacy::logs::{LogEntry, LogsSummary, RawStamp};
 use crate::patterns::{PatternId, TemplateMiner};
@@ -317,7 +317,7 @@ pub struct LogsProjection {
     /// The canonical result.
     pub result: LogsToolResult,
     /// What each bound removed.
-    pub truncation: BTreeMap<String, Dropped>,
+    pub truncation: BTreeMap<Truncation, Dropped>,
     /// Redactions per class.
     pub redactions: RedactionCounts,
     /// Entries without a usable timestamp or message (counted in `match_count`, not shown).
@@ -491,10 +491,10 @@ impl<'a> LogsProjector<'a> {
         total_bound: usize,
     ) -> LogsProjection {
         let limits = self.limits;
-        let mut truncation: BTreeMap<String, Dropped> = BTreeMap::new();
-        let mut tally = |kind: &str, items: u64, bytes: u64| {
+        let mut truncation: BTreeMap<Truncation, Dropped> = BTreeMap::new();
+        let mut tally = |kind: Truncation, items: u64, bytes: u64| {
             if items > 0 || bytes > 0 {
-                let entry = truncation.entry(kind.to_owned()).or_default();
+                let entry = truncation.entry(kind).or_default();
                 entry.items += items;
                 entry.bytes += bytes;
             }
@@ -544,12 +544,16 @@ impl<'a> LogsProjector<'a> {
             }
         }
         let usable = self.seen - self.prep.skipped;
-        tally("timeline", usable.saturating_sub(chosen.len() as u64), 0);
+        tally(
+            Truncation::Timeline,
+            usable.saturating_sub(chosen.len() as u64),
+            0,
+        );
 
         // Patterns by count, then first occurrence.
         order.sort_by_key(|&i| (Reverse(merged[i].count), merged[i].first_index));
         tally(
-            "patterns",
+            Truncation::Patterns,
             order.len().saturating_sub(limits.max_patterns) as u64,
             0,
         );
@@ -557,9 +561,9 @@ impl<'a> LogsProjector<'a> {
         for &i in order.iter().take(limits.max_patterns) {
             let g = &merged[i];
             let (text, cut) = redacted_prefix_within(&texts[i], limits.max_pattern_bytes);
-            tally("pattern", 0, cut as u64);
+            tally(Truncation::Pattern, 0, cut as u64);
             if g.services_dropped {
-                tally("services", 1, 0);
+                tally(Truncation::Services, 1, 0);
             }
             patterns.push(LogPattern {
                 pattern: text.to_owned(),
@@ -571,10 +575,10 @@ impl<'a> LogsProjector<'a> {
             });
         }
 
-        tally("field", 0, self.prep.field_cut);
+        tally(Truncation::Field, 0, self.prep.field_cut);
         let seen = self.seen;
         let match_count = summary.total.unwrap_or(0).max(seen);
-        tally("entries", match_count - seen, 0);
+        tally(Truncation::Entries, match_count - seen, 0);
 
         let mut result = LogsToolResult {
             evidence_status: EvidenceStatus::NoEvidence,
@@ -588,9 +592,9 @@ impl<'a> LogsProjector<'a> {
             truncated: false,
         };
         let dropped = fit_total(&mut result, &mut chosen, self.tz, total_bound);
-        tally("total", dropped, 0);
+        tally(Truncation::Total, dropped, 0);
         let message_cut: usize = chosen.iter().map(|e| e.message_cut).sum();
-        tally("message", 0, message_cut as u64);
+        tally(Truncation::Message, 0, message_cut as u64);
         result.truncated = !truncation.is_empty();
         LogsProjection {
             result,
@@ -792,7 +796,10 @@ mod tests {
             ]
         );
         assert!(p.result.truncated);
-        assert_eq!(p.truncation["timeline"], Dropped { items: 8, bytes: 0 });
+        assert_eq!(
+            p.truncation[&Truncation::Timeline],
+            Dropped { items: 8, bytes: 0 }
+        );
     }
 
     #[test]
@@ -804,7 +811,7 @@ mod tests {
         );
         assert_eq!(p.result.match_count, 50);
         assert!(p.result.truncated);
-        assert_eq!(p.truncation["entries"].items, 49);
+        assert_eq!(p.truncation[&Truncation::Entries].items, 49);
     }
 
     /// Fuzz find (`fixtures/fuzz/legacy_logs/`): a level or service longer than
@@ -820,7 +827,10 @@ mod tests {
                 None,
             );
             assert!(p.result.truncated, "level {level:?} service {service:?}");
-            assert_eq!(p.truncation["field"], Dropped { items: 0, bytes: 6 });
+            assert_eq!(
+                p.truncation[&Truncation::Field],
+                Dropped { items: 0, bytes: 6 }
+            );
             let event = &p.result.timeline[0];
             assert_eq!(event.level.len().max(event.service.len()), 64);
         }
@@ -852,7 +862,7 @@ mod tests {
         }
         assert_eq!(counts.get(crate::redact::RedactionClass::Pod), 5);
         assert_eq!(p.redactions, counts);
-        assert_eq!(p.truncation["field"].bytes, cut as u64);
+        assert_eq!(p.truncation[&Truncation::Field].bytes, cut as u64);
         assert!(cut > 0, "the long name is cut each time it comes");
         assert!(
             p.result

@@ -18,7 +18,7 @@ pub struct Projection {
     /// The canonical result.
     pub result: ToolResult,
     /// What each bound removed.
-    pub truncation: BTreeMap<String, Dropped>,
+    pub truncation: BTreeMap<crate::contracts::Truncation, Dropped>,
     /// Redactions per class (logs).
     pub redactions: BTreeMap<String, u64>,
     /// Redactions per catalogue rule id (logs).

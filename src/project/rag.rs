@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::bounds::{Dropped, json_len, prefix_within};
 use crate::context::RagLimits;
-use crate::contracts::{EvidenceStatus, RagEvidence, RagToolResult, RelevanceLevel};
+use crate::contracts::{EvidenceStatus, RagEvidence, RagToolResult, RelevanceLevel, Truncation};
 use crate::legacy::rag::{RagBlock, RagResponse};
 
 /// A projected RAG result with what the harness needs to know about it.
@@ -21,7 +21,7 @@ pub struct RagProjection {
     /// The normalized upstream relevance, even when the result shows none.
     pub upstream_relevance: Option<RelevanceLevel>,
     /// What each bound removed: `evidence` (items), `excerpt`, `field` (bytes), `total` (items).
-    pub truncation: BTreeMap<String, Dropped>,
+    pub truncation: BTreeMap<Truncation, Dropped>,
 }
 
 /// Normalizes an upstream relevance label: HIGH/MEDIUM/LOW in any case, or 高/中/低.
@@ -43,9 +43,9 @@ pub fn project(
     limits: &RagLimits,
     total_bound: usize,
 ) -> RagProjection {
-    let mut truncation: BTreeMap<String, Dropped> = BTreeMap::new();
-    let mut tally = |kind: &str, items: u64, bytes: u64| {
-        let entry = truncation.entry(kind.to_owned()).or_default();
+    let mut truncation: BTreeMap<Truncation, Dropped> = BTreeMap::new();
+    let mut tally = |kind: Truncation, items: u64, bytes: u64| {
+        let entry = truncation.entry(kind).or_default();
         entry.items += items;
         entry.bytes += bytes;
     };
@@ -60,14 +60,14 @@ pub fn project(
             continue;
         }
         if evidence.len() == limits.max_evidence {
-            tally("evidence", 1, 0);
+            tally(Truncation::Evidence, 1, 0);
             continue;
         }
         let mut field = |value: Option<String>| {
             let mut value = value.unwrap_or_default();
             let cut = crate::bounds::truncate_to(&mut value, limits.max_field_bytes);
             if cut > 0 {
-                tally("field", 0, cut as u64);
+                tally(Truncation::Field, 0, cut as u64);
             }
             value
         };
@@ -79,11 +79,11 @@ pub fn project(
         let (excerpt, cut) = prefix_within(&raw, limits.max_excerpt_bytes);
         if excerpt.trim().is_empty() {
             // Nothing meaningful fits in the excerpt bound: the item cannot be evidence.
-            tally("excerpt", 1, 0);
+            tally(Truncation::Excerpt, 1, 0);
             continue;
         }
         if cut > 0 {
-            tally("excerpt", 0, cut as u64);
+            tally(Truncation::Excerpt, 0, cut as u64);
         }
         evidence.push(RagEvidence {
             document_id,
@@ -106,7 +106,7 @@ pub fn project(
     };
     let dropped = fit_total(&mut result, upstream_relevance, total_bound);
     if !dropped.is_empty() {
-        tally("total", dropped.items, dropped.bytes);
+        tally(Truncation::Total, dropped.items, dropped.bytes);
     }
     result.truncated = truncation.values().any(|d| !d.is_empty());
     RagProjection {
@@ -244,7 +244,10 @@ mod tests {
         let p = run(vec![block("a", "", "x"), block("b", "", "y")], limits);
         assert_eq!(p.result.returned_count, 1);
         assert!(p.result.truncated);
-        assert_eq!(p.truncation["evidence"], Dropped { items: 1, bytes: 0 });
+        assert_eq!(
+            p.truncation[&Truncation::Evidence],
+            Dropped { items: 1, bytes: 0 }
+        );
 
         let limits = RagLimits {
             max_excerpt_bytes: 4,
@@ -252,7 +255,10 @@ mod tests {
         };
         let p = run(vec![block("a", "", "内存碎片")], limits);
         assert_eq!(p.result.evidence[0].excerpt, "内");
-        assert_eq!(p.truncation["excerpt"], Dropped { items: 0, bytes: 9 });
+        assert_eq!(
+            p.truncation[&Truncation::Excerpt],
+            Dropped { items: 0, bytes: 9 }
+        );
 
         let limits = RagLimits {
             max_field_bytes: 2,

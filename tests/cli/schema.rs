@@ -391,3 +391,24 @@ fn case_and_incident_call_schemas_say_exactly_one_of() {
     one["response_file"] = json!("r.json");
     call.assert_valid(&one, "a response file");
 }
+
+/// The control view's schema lists the truncation keys, so a harness can match on them.
+#[test]
+fn control_view_schema_lists_the_truncation_keys() {
+    let control = schema("control-view");
+    let names = &control["properties"]["truncation"]["propertyNames"];
+    assert_eq!(names["$ref"], "#/$defs/Truncation", "{names}");
+    let keys: Vec<&str> = control["$defs"]["Truncation"]["oneOf"]
+        .as_array()
+        .expect("one entry per key")
+        .iter()
+        .map(|k| k["const"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "entries", "evidence", "excerpt", "field", "message", "pattern", "patterns",
+            "services", "timeline", "total"
+        ]
+    );
+}
