@@ -109,7 +109,8 @@ fn benches(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("logs_10k_entries", |b| {
         b.iter(|| {
-            let mut boundary = ToolBoundary::new(context.clone());
+            // As the command line runs it: the second core prepares entries.
+            let mut boundary = ToolBoundary::new(context.clone()).parallel(true);
             let request = ToolRequest::Logs {
                 topic: "t".into(),
                 query: "q".into(),

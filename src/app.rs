@@ -1,5 +1,9 @@
 //! The command-line application: parsed arguments in, exit code out.
 //!
+//! This module is the binary's, not the library's: it owns the process (standard streams, the
+//! panic hook, a second core for the warm-up and the logs pipeline), which a library call never
+//! touches unless asked.
+//!
 //! This is the edge where files and standard streams are touched. Each subcommand turns its
 //! arguments into library calls, writes exactly one JSON document to standard output (or to
 //! `-o FILE`, atomically), a one-line diagnostic to standard error when the call failed, and
@@ -8,18 +12,20 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
-use crate::cli::{
+use aciproj::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
+use aciproj::cli::{
     CallArgs, CheckArgs, Cli, Command, Format, LedgerCommand, LedgerVerifyArgs, OutputArgs,
     PatternsArgs, RedactArgs, ReplayArgs, RulesArgs, SchemaArgs,
 };
-use crate::context::RunContext;
-use crate::error::{ErrorCode, ToolError, exit, os_reason};
-use crate::render;
+use aciproj::context::RunContext;
+use aciproj::error::{ErrorCode, ToolError, exit, os_reason};
+use aciproj::render;
 
 /// Runs the command, turning a panic into a safe internal error (exit 1).
+///
+/// The process is the binary's, so this is where its panic hook is installed: the default hook
+/// would print the panic message, which may hold input, so stderr stays safe.
 pub fn run_guarded(cli: Cli) -> u8 {
-    // The default hook would print the panic message, which may hold input: keep stderr safe.
     std::panic::set_hook(Box::new(|_| eprintln!("aciproj: internal error (a bug)")));
     match std::panic::catch_unwind(|| run(cli)) {
         Ok(code) => code,
@@ -34,14 +40,14 @@ pub fn run_guarded(cli: Cli) -> u8 {
 }
 
 /// Runs the command.
-pub fn run(cli: Cli) -> u8 {
+fn run(cli: Cli) -> u8 {
     match cli.command {
         Command::Rag(args) => {
             let request = ToolRequest::Rag { query: args.query };
             tool_call(args.call, request, args.response.as_deref(), &args.output)
         }
         Command::Logs(args) => {
-            crate::redact::warm_up_in_background();
+            aciproj::redact::warm_up_in_background();
             let request = ToolRequest::Logs {
                 topic: args.topic,
                 query: args.query,
@@ -50,16 +56,22 @@ pub fn run(cli: Cli) -> u8 {
             tool_call(args.call, request, args.response.as_deref(), &args.output)
         }
         Command::Patterns(args) => {
-            crate::redact::warm_up_in_background();
+            aciproj::redact::warm_up_in_background();
             patterns_command(&args)
         }
         Command::Redact(args) => {
-            crate::redact::warm_up_in_background();
+            aciproj::redact::warm_up_in_background();
             redact_command(&args)
         }
         Command::Rules(args) => rules_command(&args),
-        Command::Check(args) => check(args),
-        Command::Replay(args) => replay(args),
+        Command::Check(args) => {
+            aciproj::redact::warm_up_in_background();
+            check(args)
+        }
+        Command::Replay(args) => {
+            aciproj::redact::warm_up_in_background();
+            replay(args)
+        }
         Command::Schema(args) => schema(args),
         Command::Ledger(args) => match args.command {
             LedgerCommand::Verify(args) => ledger_verify(&args),
@@ -70,14 +82,14 @@ pub fn run(cli: Cli) -> u8 {
 
 /// `ledger verify`: the report on stdout; 0 intact, 1 broken or head missing, 5 unreadable.
 fn ledger_verify(args: &LedgerVerifyArgs) -> u8 {
-    let bytes = match crate::boundary::chain::read(&args.ledger) {
+    let bytes = match aciproj::boundary::chain::read(&args.ledger) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("aciproj: ledger verify: {e}");
             return exit::INPUT;
         }
     };
-    let report = crate::boundary::chain::verify(&bytes, args.head.as_deref());
+    let report = aciproj::boundary::chain::verify(&bytes, args.head.as_deref());
     let mut stdout = std::io::stdout().lock();
     let written = report.write(&mut stdout).and_then(|()| stdout.flush());
     match written {
@@ -107,12 +119,12 @@ fn help(path: &[String]) -> u8 {
 
 /// `check`: 0 when every case passed, 1 otherwise.
 fn check(args: CheckArgs) -> u8 {
-    let options = crate::check::CheckOptions {
+    let options = aciproj::check::CheckOptions {
         patterns: args.patterns,
         update: args.update,
     };
     let mut stdout = std::io::stdout().lock();
-    match crate::check::run(&options, &mut stdout) {
+    match aciproj::check::run(&options, &mut stdout) {
         Ok(summary) if summary.failed == 0 => exit::READY,
         Ok(_) => exit::CASES_FAILED,
         Err(e) => {
@@ -128,18 +140,22 @@ fn replay(args: ReplayArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
     let replayed = match &args.verify {
-        None => crate::replay::run(&args.incident, args.view, &mut stdout, &mut stderr)
+        None => aciproj::replay::run(&args.incident, args.view, &mut stdout, &mut stderr)
             .map(|_| exit::READY),
-        Some(ledger) => {
-            crate::replay::run_verified(&args.incident, args.view, ledger, &mut stdout, &mut stderr)
-                .map(|c| {
-                    if c.all_match() {
-                        exit::READY
-                    } else {
-                        exit::MISMATCH
-                    }
-                })
-        }
+        Some(ledger) => aciproj::replay::run_verified(
+            &args.incident,
+            args.view,
+            ledger,
+            &mut stdout,
+            &mut stderr,
+        )
+        .map(|c| {
+            if c.all_match() {
+                exit::READY
+            } else {
+                exit::MISMATCH
+            }
+        }),
     };
     match replayed {
         Ok(code) => code,
@@ -153,8 +169,8 @@ fn replay(args: ReplayArgs) -> u8 {
 /// `schema`: one schema, pretty, or the list of names.
 fn schema(args: SchemaArgs) -> u8 {
     let text = match args.name {
-        Some(name) => render::to_text(&crate::schema::schema_value(name), true),
-        None => crate::schema::NAMES
+        Some(name) => render::to_text(&aciproj::schema::schema_value(name), true),
+        None => aciproj::schema::NAMES
             .iter()
             .map(|(_, n)| format!("{n}\n"))
             .collect(),
@@ -178,7 +194,7 @@ fn is_stream(path: &Path) -> bool {
 /// subcommand's usage line.
 fn usage_error(subcommand: &str, message: &str) -> u8 {
     use clap::CommandFactory;
-    let mut cmd = crate::cli::Cli::command();
+    let mut cmd = aciproj::cli::Cli::command();
     cmd.build();
     let kind = clap::error::ErrorKind::ArgumentConflict;
     let e = match cmd.find_subcommand_mut(subcommand) {
@@ -237,7 +253,8 @@ fn tool_call(
         Ok(c) => c,
         Err(e) => return deliver(&failed(e, None), out, staged),
     };
-    let mut boundary = ToolBoundary::new(context);
+    // The command line owns its process, so a logs call may use the second core.
+    let mut boundary = ToolBoundary::new(context).parallel(true);
     let legacy = match response {
         Some(p) if !is_stream(p) => LegacySource::File(p),
         _ => LegacySource::Stdin,
@@ -362,9 +379,9 @@ fn patterns_command(args: &PatternsArgs) -> u8 {
     };
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if args.assign {
-        crate::fold::fold_lines(input).and_then(|folded| folded.write_assignments(&mut stdout))
+        aciproj::fold::fold_lines(input).and_then(|folded| folded.write_assignments(&mut stdout))
     } else {
-        crate::fold::fold_lines(input).and_then(|folded| folded.write_summary(&mut stdout))
+        aciproj::fold::fold_lines(input).and_then(|folded| folded.write_summary(&mut stdout))
     };
     match written.and_then(|()| stdout.flush()) {
         Ok(()) => exit::READY,
@@ -400,18 +417,19 @@ fn redact_command(args: &RedactArgs) -> u8 {
         },
     };
     let stdout = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
-    let options = crate::filter::FilterOptions {
+    let options = aciproj::filter::FilterOptions {
         json: args.json,
         correlate: args.correlate,
     };
-    match crate::filter::filter_lines(crate::redact::Redactor::shared(), input, stdout, options) {
+    match aciproj::filter::filter_lines(aciproj::redact::Redactor::shared(), input, stdout, options)
+    {
         Ok(stats) => {
             if args.stats {
                 eprintln!("{}", serde_json::to_string(&stats).unwrap_or_default());
             }
             exit::READY
         }
-        Err(crate::filter::FilterError::Read(e)) => {
+        Err(aciproj::filter::FilterError::Read(e)) => {
             let name = args.file.as_deref().unwrap_or(Path::new("-")).display();
             eprintln!(
                 "aciproj: cannot read the log file {name}: {}",
@@ -419,7 +437,7 @@ fn redact_command(args: &RedactArgs) -> u8 {
             );
             exit::INPUT
         }
-        Err(crate::filter::FilterError::Write(e)) => {
+        Err(aciproj::filter::FilterError::Write(e)) => {
             eprintln!("aciproj: cannot write standard output: {}", os_reason(&e));
             exit::INPUT
         }
@@ -428,7 +446,7 @@ fn redact_command(args: &RedactArgs) -> u8 {
 
 /// `aciproj rules`: the catalogue, as a table or as JSON lines.
 fn rules_command(args: &RulesArgs) -> u8 {
-    let text = crate::redact::describe_catalogue(args.json);
+    let text = aciproj::redact::describe_catalogue(args.json);
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())

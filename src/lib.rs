@@ -28,7 +28,6 @@
 
 #![forbid(unsafe_code)]
 
-pub mod app;
 pub mod boundary;
 pub mod bounds;
 mod cache;

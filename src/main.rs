@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod app;
+
 fn main() -> ExitCode {
     let cli = aciproj::cli::Cli::parse();
-    ExitCode::from(aciproj::app::run_guarded(cli))
+    ExitCode::from(app::run_guarded(cli))
 }

@@ -273,10 +273,15 @@ fn valid_id(id: &str) -> bool {
 }
 
 /// Runs calls for one run context.
+///
+/// By default a boundary does all its work on the caller's thread and touches nothing
+/// process-wide: no thread, no CPU affinity, no hook. [`ToolBoundary::parallel`] lets a logs call
+/// use a second core; the bytes of every outcome are the same either way.
 #[derive(Debug)]
 pub struct ToolBoundary {
     context: RunContext,
     ledger: LedgerStore,
+    parallel: bool,
 }
 
 impl ToolBoundary {
@@ -286,12 +291,29 @@ impl ToolBoundary {
             Some(path) => LedgerStore::File(path.clone()),
             None => LedgerStore::None,
         };
-        Self { context, ledger }
+        Self::with_ledger(context, ledger)
     }
 
     /// A boundary with an explicit store (replay uses a fresh in-memory one).
     pub fn with_ledger(context: RunContext, ledger: LedgerStore) -> Self {
-        Self { context, ledger }
+        Self {
+            context,
+            ledger,
+            parallel: false,
+        }
+    }
+
+    /// Whether a logs call may use a second core (off unless asked).
+    ///
+    /// When on, the first logs call starts compiling the redaction rules on a thread of its own
+    /// (once per process, [`crate::redact::warm_up_in_background`]), and a response larger than
+    /// one batch is prepared on a worker thread that moves itself off the caller's core (it
+    /// changes its own CPU affinity, then allows every core again). Both threads end with the
+    /// call, except the warm-up thread, which ends when the rules are built. The command line
+    /// turns this on; a harness embedding the crate in a server decides for itself.
+    pub fn parallel(mut self, parallel: bool) -> Self {
+        self.parallel = parallel;
+        self
     }
 
     /// The run context.
@@ -345,8 +367,8 @@ impl ToolBoundary {
         outcome.control.scope_fingerprint = Some(admission.fingerprint.clone());
         outcome.control.duplicate_of = admission.duplicate_of.clone();
 
-        let projected =
-            run_projection(context, call, &admission, opened).map_err(|e| with_source(e, legacy));
+        let projected = run_projection(context, call, &admission, opened, self.parallel)
+            .map_err(|e| with_source(e, legacy));
         let result = projected.map(|p| {
             outcome.control.truncation = p.truncation;
             outcome.control.redactions = p.redactions;
@@ -423,6 +445,7 @@ fn run_projection(
     call: &ToolCall,
     admission: &Admission,
     legacy: Opened<'_>,
+    parallel: bool,
 ) -> Result<Projection, ToolError> {
     match &call.request {
         ToolRequest::Rag { query } => {
@@ -453,6 +476,7 @@ fn run_projection(
                 scope,
                 &mut capped,
                 admission.total_bound,
+                parallel,
             );
             projected.map_err(|failure| match failure {
                 _ if capped.exceeded() => too_large(),

@@ -57,14 +57,21 @@ pub(crate) fn logs_projection<R: std::io::Read>(
     scope: crate::contracts::LogsScope,
     reader: R,
     total_bound: usize,
+    parallel: bool,
 ) -> Result<Projection, crate::legacy::logs::ReadFailure> {
-    // Compile the redaction rules on the second core while this one parses the input (once per
-    // process: a harness calling the library many times pays it on its first call).
-    crate::redact::warm_up_in_background();
+    if parallel {
+        // Compile the redaction rules on the second core while this one parses the input (once
+        // per process: a harness calling the library many times pays it on its first call).
+        crate::redact::warm_up_in_background();
+    }
     let limits = &context.limits.logs;
     let projector =
         logs::LogsProjector::new(limits, &context.timezone).correlated(context.redaction.correlate);
-    let (summary, projector) = stream(reader, projector)?;
+    let (summary, projector) = if parallel {
+        stream(reader, projector)?
+    } else {
+        inline(reader, projector)?
+    };
     let p = projector.finish(&summary, scope, tool_call_id, total_bound);
     let redactions = p
         .redactions
@@ -97,6 +104,19 @@ pub(crate) fn logs_projection<R: std::io::Read>(
 
 /// Entries handed from the parser to the projector at a time.
 const BATCH: usize = 512;
+
+/// Parses, prepares and folds on this thread, entry by entry: what [`stream`] gives, without a
+/// second thread.
+fn inline<'a, R: std::io::Read>(
+    reader: R,
+    mut projector: logs::LogsProjector<'a>,
+) -> Result<
+    (crate::legacy::logs::LogsSummary, logs::LogsProjector<'a>),
+    crate::legacy::logs::ReadFailure,
+> {
+    let summary = crate::legacy::logs::read(reader, &mut |e| projector.push(e))?;
+    Ok((summary, projector))
+}
 
 /// Parses on this thread; prepares (times, levels, redaction) and folds on a second one once the
 /// response holds more than one batch, the reader preparing too when the worker is behind

@@ -9,6 +9,7 @@ mod docs;
 mod fuzz_regressions;
 mod hostile;
 mod ledger;
+mod library;
 mod logs;
 mod output;
 mod properties;
