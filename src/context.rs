@@ -241,32 +241,118 @@ fn default_mode() -> RunMode {
 }
 
 /// A validated run context.
+///
+/// The only ways to get one are [`RunContext::load`], [`RunContext::load_reader`],
+/// [`RunContext::from_slice`] and [`RunContext::from_file`], which all validate; the fields are
+/// private and read through accessors, so a limit that passed validation cannot be zeroed or a
+/// run's status changed afterwards.
+///
+/// ```
+/// # use aciproj::RunContext;
+/// let context = RunContext::from_slice(br#"{"run_id": "r", "status": "ACTIVE",
+///     "now": "2026-11-29T10:00:00Z"}"#, std::path::Path::new(".")).unwrap();
+/// assert_eq!(context.run_id(), "r");
+/// assert!(context.limits().rag.max_evidence > 0);
+/// ```
+///
+/// Neither a field write nor a struct literal compiles outside the crate:
+///
+/// ```compile_fail,E0616
+/// # use aciproj::RunContext;
+/// # let mut context = RunContext::from_slice(br#"{"run_id": "r", "status": "ACTIVE",
+/// #     "now": "2026-11-29T10:00:00Z"}"#, std::path::Path::new(".")).unwrap();
+/// context.limits.rag.max_evidence = 0; // error: field `limits` is private
+/// ```
+///
+/// ```compile_fail,E0451
+/// # use aciproj::RunContext;
+/// # let context = RunContext::from_slice(br#"{"run_id": "r", "status": "ACTIVE",
+/// #     "now": "2026-11-29T10:00:00Z"}"#, std::path::Path::new(".")).unwrap();
+/// let forged = RunContext { run_id: "other".into(), ..context }; // error: private fields
+/// ```
 #[derive(Clone, Debug)]
 pub struct RunContext {
     /// The run's id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// The run's state.
-    pub status: RunStatus,
+    pub(crate) status: RunStatus,
     /// The run's mode.
-    pub mode: RunMode,
+    pub(crate) mode: RunMode,
     authorized: GlobSet,
     /// The run's clock.
-    pub now: Timestamp,
+    pub(crate) now: Timestamp,
     /// The zone for legacy timestamps without an offset, and for output timestamps.
-    pub timezone: TimeZone,
+    pub(crate) timezone: TimeZone,
     /// The budget.
-    pub budget: Budget,
+    pub(crate) budget: Budget,
     /// The bounds.
-    pub limits: Limits,
+    pub(crate) limits: Limits,
     /// Duplicate-scope policy.
-    pub duplicate_scope: DuplicateScope,
+    pub(crate) duplicate_scope: DuplicateScope,
     /// The ledger, resolved against the context file's folder.
-    pub ledger: Option<PathBuf>,
+    pub(crate) ledger: Option<PathBuf>,
     /// Calls made before this one, as the harness reports them.
-    pub prior_calls: Vec<LedgerRecord>,
+    pub(crate) prior_calls: Vec<LedgerRecord>,
     /// Redaction options.
-    pub redaction: RedactionPolicy,
+    pub(crate) redaction: RedactionPolicy,
     tools: BTreeMap<String, ToolPolicy>,
+}
+
+impl RunContext {
+    /// The run's id.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The run's state; only ACTIVE runs accept calls.
+    pub fn status(&self) -> RunStatus {
+        self.status
+    }
+
+    /// The run's mode.
+    pub fn mode(&self) -> RunMode {
+        self.mode
+    }
+
+    /// The run's clock.
+    pub fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    /// The zone for legacy timestamps without an offset, and for output timestamps.
+    pub fn timezone(&self) -> &TimeZone {
+        &self.timezone
+    }
+
+    /// The tool-call and observation-byte budget.
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    /// The bounds per tool.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The duplicate-scope policy.
+    pub fn duplicate_scope(&self) -> DuplicateScope {
+        self.duplicate_scope
+    }
+
+    /// The ledger file, resolved against the context file's folder.
+    pub fn ledger(&self) -> Option<&Path> {
+        self.ledger.as_deref()
+    }
+
+    /// Calls made before this one, as the harness reports them.
+    pub fn prior_calls(&self) -> &[LedgerRecord] {
+        &self.prior_calls
+    }
+
+    /// The redaction options.
+    pub fn redaction(&self) -> &RedactionPolicy {
+        &self.redaction
+    }
 }
 
 impl RunContext {

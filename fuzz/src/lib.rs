@@ -142,7 +142,7 @@ fn quotes(message: &[u8], input: &[u8]) -> bool {
 pub fn legacy_rag(data: &[u8]) {
     let limits = if small_bounds(data) { SMALL_RAG } else { "{}" };
     let ctx = context("rag", limits);
-    let l = ctx.limits.rag;
+    let l = ctx.limits().rag;
     let (max_evidence, max_excerpt, max_field, max_total) = (
         l.max_evidence,
         l.max_excerpt_bytes,
@@ -217,7 +217,7 @@ pub fn legacy_logs(data: &[u8]) {
     same_entries_split_or_streamed(data);
     let limits = if small_bounds(data) { SMALL_LOGS } else { "{}" };
     let ctx = context("logs", limits);
-    let l = ctx.limits.logs;
+    let l = ctx.limits().logs;
     let outcome = execute(ctx, &logs_call(), data);
     check_outcome(&outcome, data);
     if outcome.result().is_ok() {
@@ -545,7 +545,7 @@ pub fn projector(data: &[u8]) {
         "max_total_bytes": 1000 + usize::from(b.total % 12000),
     });
     let ctx = context("logs", &limits.to_string());
-    let l = ctx.limits.logs;
+    let l = ctx.limits().logs;
 
     let mut secrets = Vec::new();
     let logs: Vec<Value> = input

@@ -493,8 +493,8 @@ fn live(dir: &Path) -> std::path::PathBuf {
     use aciproj::{LegacySource, RunContext, ToolBoundary};
     let context = RunContext::load(&dir.join("context.json")).unwrap();
     let ledger = context
-        .ledger
-        .clone()
+        .ledger()
+        .map(Path::to_owned)
         .expect("the incident's context names a ledger");
     let mut boundary = ToolBoundary::new(context);
     for line in std::fs::read_to_string(dir.join("calls.jsonl"))
