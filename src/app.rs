@@ -82,14 +82,13 @@ fn run(cli: Cli) -> u8 {
 
 /// `ledger verify`: the report on stdout; 0 intact, 1 broken or head missing, 5 unreadable.
 fn ledger_verify(args: &LedgerVerifyArgs) -> u8 {
-    let bytes = match aciproj::boundary::chain::read(&args.ledger) {
-        Ok(b) => b,
+    let report = match aciproj::verify_ledger(&args.ledger, args.head.as_deref()) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("aciproj: ledger verify: {e}");
             return exit::INPUT;
         }
     };
-    let report = aciproj::boundary::chain::verify(&bytes, args.head.as_deref());
     let mut stdout = std::io::stdout().lock();
     let written = report.write(&mut stdout).and_then(|()| stdout.flush());
     match written {
@@ -119,12 +118,12 @@ fn help(path: &[String]) -> u8 {
 
 /// `check`: 0 when every case passed, 1 otherwise.
 fn check(args: CheckArgs) -> u8 {
-    let options = aciproj::check::CheckOptions {
+    let options = aciproj::CheckOptions {
         patterns: args.patterns,
         update: args.update,
     };
     let mut stdout = std::io::stdout().lock();
-    match aciproj::check::run(&options, &mut stdout) {
+    match aciproj::run_check(&options, &mut stdout) {
         Ok(summary) if summary.failed == 0 => exit::READY,
         Ok(_) => exit::CASES_FAILED,
         Err(e) => {
@@ -139,24 +138,17 @@ fn check(args: CheckArgs) -> u8 {
 fn replay(args: ReplayArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
-    let replayed = match &args.verify {
-        None => aciproj::replay::run(&args.incident, args.view, &mut stdout, &mut stderr)
-            .map(|_| exit::READY),
-        Some(ledger) => aciproj::replay::run_verified(
-            &args.incident,
-            args.view,
-            ledger,
-            &mut stdout,
-            &mut stderr,
-        )
-        .map(|c| {
-            if c.all_match() {
-                exit::READY
-            } else {
-                exit::MISMATCH
-            }
-        }),
+    let options = aciproj::ReplayOptions {
+        incident: args.incident,
+        view: args.view,
+        verify: args.verify,
     };
+    let replayed = aciproj::replay_incident(&options, &mut stdout, &mut stderr).map(|report| {
+        match report.comparison {
+            Some(c) if !c.all_match() => exit::MISMATCH,
+            _ => exit::READY,
+        }
+    });
     match replayed {
         Ok(code) => code,
         Err(e) => {

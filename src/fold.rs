@@ -37,7 +37,7 @@ const BATCH: usize = 1024;
 
 /// Reads lines (invalid UTF-8 is replaced, `\r\n` and `\n` both end a line) and folds them.
 ///
-/// Redaction is shared between the reading and the mining thread ([`crate::pipeline`]); lines
+/// Redaction is shared between the reading and the mining thread (`crate::pipeline`); lines
 /// reach the miner in input order either way, so the result does not depend on who redacted what.
 pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
     use crate::pipeline::{Batch, share};

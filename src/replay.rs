@@ -337,35 +337,47 @@ pub fn write_summary(out: &mut dyn Write, rows: &[SummaryRow]) -> std::io::Resul
     )
 }
 
-/// Replays the incident in `dir`: one compact JSON line per call in `view` on `stdout`, the
-/// summary table on `stderr`.
-pub fn run(
-    dir: &Path,
-    view: View,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> Result<Vec<SummaryRow>, ReplayFailure> {
-    let incident = Incident::load(dir)?;
-    let (rows, _) = replay_and_print(&incident, view, stdout, stderr)?;
-    Ok(rows)
+/// What `replay` should do.
+#[derive(Debug, Clone, Default)]
+pub struct ReplayOptions {
+    /// The incident folder: `context.json` and `calls.jsonl`.
+    pub incident: PathBuf,
+    /// The view written for each call.
+    pub view: View,
+    /// A live ledger (`-`: standard input) to compare every replayed call with.
+    pub verify: Option<PathBuf>,
 }
 
-/// [`run`], then compares every replayed call with the live ledger `ledger` (`-`: standard
-/// input), writing one line per call and a verdict on `stderr` after the summary. The incident
-/// and the ledger are both read before the first call runs.
-pub fn run_verified(
-    dir: &Path,
-    view: View,
-    ledger: &Path,
+/// What a replay gave.
+#[derive(Debug)]
+pub struct ReplayReport {
+    /// One row per call, as in the summary table.
+    pub rows: Vec<SummaryRow>,
+    /// The comparison with the live ledger, when [`ReplayOptions::verify`] named one.
+    pub comparison: Option<LedgerComparison>,
+}
+
+/// `aciproj replay` as a library call: replays the incident, one compact JSON line per call on
+/// `stdout`, the summary table (and, with a ledger to verify against, one line per call and a
+/// verdict) on `stderr`. The incident and the ledger are both read before the first call runs,
+/// and the context's own ledger file is never touched.
+pub fn replay(
+    options: &ReplayOptions,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
-) -> Result<LedgerComparison, ReplayFailure> {
-    let incident = Incident::load(dir)?;
-    let bytes = chain::read(ledger)?;
-    let (_, replayed) = replay_and_print(&incident, view, stdout, stderr)?;
-    let comparison = compare(&incident.context.run_id, &replayed, &bytes);
-    comparison.write(stderr).map_err(ReplayFailure::Output)?;
-    Ok(comparison)
+) -> Result<ReplayReport, ReplayFailure> {
+    let incident = Incident::load(&options.incident)?;
+    let ledger = options.verify.as_deref().map(chain::read).transpose()?;
+    let (rows, replayed) = replay_and_print(&incident, options.view, stdout, stderr)?;
+    let comparison = match ledger {
+        None => None,
+        Some(bytes) => {
+            let comparison = compare(&incident.context.run_id, &replayed, &bytes);
+            comparison.write(stderr).map_err(ReplayFailure::Output)?;
+            Some(comparison)
+        }
+    };
+    Ok(ReplayReport { rows, comparison })
 }
 
 fn replay_and_print(

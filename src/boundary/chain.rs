@@ -355,6 +355,12 @@ pub struct LedgerReadError {
     pub source: std::io::Error,
 }
 
+/// `aciproj ledger verify` as a library call: reads the ledger at `path` (`-`: standard input)
+/// and checks its hash chain, and with `head` that the chain reaches that `ledger_head`.
+pub fn verify_file(path: &Path, head: Option<&str>) -> Result<ChainReport, LedgerReadError> {
+    Ok(verify(&read(path)?, head))
+}
+
 /// Reads a whole ledger file; `-` reads standard input.
 pub fn read(path: &Path) -> Result<Vec<u8>, LedgerReadError> {
     let fail = |source| LedgerReadError {
