@@ -471,7 +471,9 @@ fn run_projection(
             let mut capped =
                 CappedReader::new(legacy.reader(), context.limits.logs.max_response_bytes);
             let projected = project::logs_projection(
-                context,
+                &context.limits.logs,
+                &context.timezone,
+                &context.redaction,
                 &call.tool_call_id,
                 scope,
                 &mut capped,

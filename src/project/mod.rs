@@ -50,9 +50,14 @@ pub(crate) fn rag_projection(
     }
 }
 
-/// Streams a Mock log response through a [`logs::LogsProjector`].
+/// Streams a Mock log response through a [`logs::LogsProjector`]: a function of the response,
+/// the bounds, the run's zone and its redaction options only (not the whole run context), and
+/// on this thread unless `parallel`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn logs_projection<R: std::io::Read>(
-    context: &crate::context::RunContext,
+    limits: &crate::context::LogsLimits,
+    timezone: &jiff::tz::TimeZone,
+    redaction: &crate::context::RedactionPolicy,
     tool_call_id: &str,
     scope: crate::contracts::LogsScope,
     reader: R,
@@ -64,9 +69,7 @@ pub(crate) fn logs_projection<R: std::io::Read>(
         // per process: a harness calling the library many times pays it on its first call).
         crate::redact::warm_up_in_background();
     }
-    let limits = &context.limits.logs;
-    let projector =
-        logs::LogsProjector::new(limits, &context.timezone).correlated(context.redaction.correlate);
+    let projector = logs::LogsProjector::new(limits, timezone).correlated(redaction.correlate);
     let (summary, projector) = if parallel {
         stream(reader, projector)?
     } else {
