@@ -132,3 +132,35 @@ fn a_library_call_starts_no_thread_touches_no_affinity_and_installs_no_hook() {
     assert!(!stdout.contains("extra-threads=0\n"), "{stdout}");
     assert!(stdout.contains("cores-unchanged=true\n"), "{stdout}");
 }
+
+/// The operator commands are library calls with typed options, and they give what the
+/// command line prints.
+#[test]
+fn operator_calls_run_in_process_and_match_the_command_line() {
+    let options = aciproj::ReplayOptions {
+        incident: crate::common::fixture("incidents/redis-latency"),
+        view: aciproj::View::Harness,
+        verify: None,
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let report = aciproj::replay_incident(&options, &mut out, &mut err).expect("replays");
+    assert!(!report.rows.is_empty() && report.comparison.is_none());
+    let cli = crate::common::Aci::new(["replay", "--view", "harness"])
+        .arg(&options.incident)
+        .run();
+    assert_eq!(String::from_utf8(out).unwrap(), cli.stdout);
+
+    let check = aciproj::CheckOptions {
+        patterns: vec![
+            crate::common::fixture("cases/rag/*.case.json")
+                .display()
+                .to_string(),
+        ],
+        update: false,
+    };
+    let summary = aciproj::run_check(&check, &mut Vec::new()).expect("writes");
+    assert!(summary.failed == 0 && summary.passed > 0, "{summary:?}");
+
+    let missing = aciproj::verify_ledger(Path::new("/nonexistent/aciproj/ledger.jsonl"), None);
+    assert!(missing.is_err());
+}
