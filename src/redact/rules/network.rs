@@ -362,7 +362,7 @@ static SYSLOG_HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"[A-Za-z0-9_./\-]+(?:\([A-Za-z0-9_.\-]*\))?(?:\[[0-9]+\])?",
         r"(?:[ \t]+\([^()\n]*\)|[ \t]+[0-9][0-9.]*)?:(?:[ \t]|\z)",
         // RFC 5424: `<PRI>VERSION TIMESTAMP HOST APP`.
-        r"|\A<[0-9]{1,3}>[0-9][ \t]+[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9]{2}:?[0-9]{2})?[ \t]+",
+        r"|\A<[0-9]{1,3}>[0-9][ \t]+[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?[ \t]+",
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)[ \t]+[^ \t\r\n]+",
         // Thunderbird's and BGL's own header: `- 1131566461 2005.11.09 dn228 …`.
         r"|\A[A-Z_\-]*[ \t]+[0-9]{10}[ \t]+[0-9]{4}\.[0-9]{2}\.[0-9]{2}[ \t]+([A-Za-z][A-Za-z0-9_\-]*)[ \t]",
@@ -392,7 +392,8 @@ pub(crate) static SYSLOG_HOST: Rule = Rule {
     placeholder: HOST,
     description: "The host field of a BSD or RFC 5424 syslog header.",
     keywords: &[],
-    gate: |f| f.colons >= 2,
+    // The BSD and RFC 5424 headers hold a clock time; Thunderbird's a dotted date.
+    gate: |f| f.colons >= 2 || f.digit_dots >= 2,
     pass: pass_syslog_host,
     matchers: &[&SYSLOG_HOST_RE],
     examples: &[

@@ -310,7 +310,7 @@ pub(crate) static RUST: Rule = Rule {
     class: RedactionClass::Stack,
     placeholder: STACK,
     description: "A Rust backtrace: `stack backtrace:` or an `at /src/main.rs:10:5` frame.",
-    keywords: &["stack backtrace:", ".rs:"],
+    keywords: &["stack backtrace:", ".rs:", "::"],
     gate: always,
     pass: |s, hits| cut(s, Form::Rust, hits),
     matchers: &[&STACK_RE],
