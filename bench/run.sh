@@ -2,7 +2,7 @@
 # Benchmarks aciproj against its floors, side by side, on this machine (SPEC §8, issue 17). Not a
 # test: nothing here asserts a speed; it prints each ratio next to its goal.
 #
-#   bench/run.sh [LOGHUB_2K_DIR]
+#   bench/run.sh [LOGHUB_2K_DIR]            (ACIPROJ_BIN=path times another aciproj build)
 #
 # 1. Large response: `aciproj logs` on a generated 1,000,000-entry Mock response against the
 #    slice floor (`examples/floor.rs`: the file read whole, `serde_json::from_slice` into
@@ -52,7 +52,7 @@ else
   trap 'echo "inputs and results kept in $dir (about 1.5 GB; rm -rf $dir, or BENCH_CLEAN=1)"' EXIT
 fi
 cargo build --release -q --bin aciproj --example floor --example gen_mock_logs
-bin=target/release/aciproj
+bin=${ACIPROJ_BIN:-target/release/aciproj}
 floor=target/release/examples/floor
 ctx=bench/context.json
 
@@ -77,8 +77,8 @@ faster = len(sys.argv) > 4
 r = json.load(open(path))["results"]
 a, b = r[0]["median"], r[1]["median"]
 value = a / b if faster else b / a
-word = "faster than" if faster else "x"
-print(f"RATIO {label}: {value:.2f}{'x ' + word if faster else 'x'}  (medians {b:.4f} s vs {a:.4f} s; goal {goal})")
+shown = f"{value:.1f}x faster" if faster else f"{value:.2f}x"
+print(f"RATIO {label}: {shown}  (medians {b:.4f} s vs {a:.4f} s; goal {goal})")
 PY
 }
 peak_kb() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -n 1; }
