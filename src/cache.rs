@@ -13,6 +13,8 @@ pub(crate) struct ClearingMap<V, S = RandomState> {
     bytes: usize,
     max_entries: usize,
     max_bytes: usize,
+    /// How many times the map emptied itself.
+    clears: u64,
 }
 
 impl<V, S: BuildHasher + Default> ClearingMap<V, S> {
@@ -22,6 +24,7 @@ impl<V, S: BuildHasher + Default> ClearingMap<V, S> {
             bytes: 0,
             max_entries,
             max_bytes,
+            clears: 0,
         }
     }
 
@@ -33,11 +36,23 @@ impl<V, S: BuildHasher + Default> ClearingMap<V, S> {
     /// take it past either bound.
     pub(crate) fn insert(&mut self, key: Box<str>, value: V, cost: usize) {
         if self.map.len() >= self.max_entries || self.bytes + cost > self.max_bytes {
-            self.map.clear();
-            self.bytes = 0;
+            self.clear();
+            self.clears += 1;
         }
         self.bytes += cost;
         self.map.insert(key, value);
+    }
+
+    /// Empties the map.
+    pub(crate) fn clear(&mut self) {
+        self.map.clear();
+        self.bytes = 0;
+    }
+
+    /// How many times the map emptied itself because it was full ([`ClearingMap::clear`] calls
+    /// do not count): an entry got before and after the same count was there all along.
+    pub(crate) fn clears(&self) -> u64 {
+        self.clears
     }
 
     #[cfg(test)]

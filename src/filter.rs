@@ -49,6 +49,18 @@ pub struct FilterStats {
 }
 
 impl FilterStats {
+    /// Adds another part of the stream's counts.
+    fn merge(&mut self, other: FilterStats) {
+        self.lines += other.lines;
+        self.changed += other.changed;
+        for (class, n) in other.by_class {
+            *self.by_class.entry(class).or_default() += n;
+        }
+        for (id, n) in other.by_rule {
+            *self.by_rule.entry(id).or_default() += n;
+        }
+    }
+
     fn absorb(&mut self, counts: &RedactionCounts) {
         for (class, n) in counts.iter().filter(|(_, n)| *n > 0) {
             *self.by_class.entry(class.name()).or_default() += u64::from(n);
@@ -70,7 +82,16 @@ pub enum FilterError {
     Write(std::io::Error),
 }
 
+/// Bytes of whole lines read into one batch: the unit the two threads share.
+const BATCH_BYTES: usize = 256 * 1024;
+
 /// Filters `input` to `output` line by line; the counts of what was redacted.
+///
+/// Lines are read in batches of whole lines. Once the input holds more than one batch, a second
+/// thread redacts every other batch while this one reads, redacts the batch after it and writes
+/// both, in input order: the output bytes and the counts are those of one thread going line by
+/// line (every line is redacted on its own, and the counts add up). A failed read still writes
+/// every whole line read before it, as the line-by-line filter did.
 pub fn filter_lines(
     redactor: &Redactor,
     mut input: impl BufRead,
@@ -78,42 +99,154 @@ pub fn filter_lines(
     options: FilterOptions,
 ) -> Result<FilterStats, FilterError> {
     let mut stats = FilterStats::default();
-    let mut correlator = options.correlate.then(Correlator::new);
-    let mut buf = Vec::new();
-    let mut out = String::new();
-    loop {
-        buf.clear();
-        if input
-            .read_until(b'\n', &mut buf)
-            .map_err(FilterError::Read)?
-            == 0
-        {
-            break;
+    if options.correlate {
+        // Labels are numbered by first appearance across the whole stream: one thread, in order.
+        let mut correlator = Correlator::new();
+        loop {
+            let (batch, failed) = read_batch(&mut input);
+            let out = filter_batch(redactor, &batch, options, &mut stats, Some(&mut correlator));
+            output.write_all(&out).map_err(FilterError::Write)?;
+            if let Some(e) = failed {
+                return Err(FilterError::Read(e));
+            }
+            if batch.is_empty() {
+                break;
+            }
         }
-        let (body, end) = split_terminator(&buf);
+        output.flush().map_err(FilterError::Write)?;
+        stats.distinct = Some(
+            correlator
+                .distinct()
+                .map(|(class, n)| (class.name(), u64::from(n)))
+                .collect(),
+        );
+        return Ok(stats);
+    }
+    let mut write = |out: &[u8]| output.write_all(out).map_err(FilterError::Write);
+    let (first, mut failed) = read_batch(&mut input);
+    let (second, failed_second) = match failed {
+        None if !first.is_empty() => read_batch(&mut input),
+        _ => (Vec::new(), None),
+    };
+    failed = failed.or(failed_second);
+    if second.is_empty() {
+        write(&filter_batch(redactor, &first, options, &mut stats, None))?;
+    } else {
+        failed = std::thread::scope(|scope| -> Result<Option<std::io::Error>, FilterError> {
+            let (to_helper, batches) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+            let (to_main, done) = std::sync::mpsc::sync_channel::<(Vec<u8>, FilterStats)>(1);
+            crate::cores::beside(|parent| {
+                scope.spawn(move || {
+                    crate::cores::leave(parent);
+                    for batch in batches {
+                        let mut own = FilterStats::default();
+                        let out = filter_batch(redactor, &batch, options, &mut own, None);
+                        if to_main.send((out, own)).is_err() {
+                            break;
+                        }
+                    }
+                })
+            });
+            let (mut a, mut b) = (first, second);
+            loop {
+                // The helper takes `a`; this thread takes `b`, then writes both in order.
+                let helped = !a.is_empty() && to_helper.send(std::mem::take(&mut a)).is_ok();
+                let out_b = filter_batch(redactor, &b, options, &mut stats, None);
+                if helped {
+                    let (out_a, own) = done
+                        .recv()
+                        .unwrap_or_else(|_| panic!("the redacting thread panicked"));
+                    stats.merge(own);
+                    write(&out_a)?;
+                }
+                write(&out_b)?;
+                if failed.is_some() {
+                    return Ok(failed);
+                }
+                (a, failed) = read_batch(&mut input);
+                (b, failed) = match failed {
+                    None if !a.is_empty() => read_batch(&mut input),
+                    f => (Vec::new(), f),
+                };
+                if a.is_empty() && b.is_empty() {
+                    return Ok(failed);
+                }
+                if b.is_empty() {
+                    std::mem::swap(&mut a, &mut b);
+                }
+            }
+        })?;
+    }
+    if let Some(e) = failed {
+        return Err(FilterError::Read(e));
+    }
+    output.flush().map_err(FilterError::Write)?;
+    Ok(stats)
+}
+
+/// Whole lines, about [`BATCH_BYTES`] of them (a line longer than that alone), and the read
+/// error that ended the batch early, if one did: the lines before it are in the batch.
+fn read_batch(input: &mut impl BufRead) -> (Vec<u8>, Option<std::io::Error>) {
+    let mut batch = Vec::with_capacity(BATCH_BYTES + 4096);
+    while batch.len() < BATCH_BYTES {
+        let whole = batch.len();
+        match input.read_until(b'\n', &mut batch) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                // The line the error cut is not read, as the line-by-line filter dropped it.
+                batch.truncate(whole);
+                return (batch, Some(e));
+            }
+        }
+    }
+    (batch, None)
+}
+
+/// Filters every line of `batch` (whole lines; the last may lack its terminator) into a new
+/// buffer, counting into `stats`.
+fn filter_batch(
+    redactor: &Redactor,
+    batch: &[u8],
+    options: FilterOptions,
+    stats: &mut FilterStats,
+    mut correlator: Option<&mut Correlator>,
+) -> Vec<u8> {
+    let mut written = Vec::with_capacity(batch.len() + batch.len() / 8);
+    let mut out = String::new();
+    let mut rest = batch;
+    while !rest.is_empty() {
+        let cut = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+        let (line, after) = rest.split_at(cut);
+        rest = after;
+        let (body, end) = split_terminator(line);
         let text = String::from_utf8_lossy(body);
         let mut counts = RedactionCounts::default();
         out.clear();
         let changed = if options.json {
-            redact_json_line(redactor, &text, &mut counts, correlator.as_mut(), &mut out)
+            redact_json_line(
+                redactor,
+                &text,
+                &mut counts,
+                correlator.as_deref_mut(),
+                &mut out,
+            )
         } else {
-            redact_text(redactor, &text, &mut counts, correlator.as_mut(), &mut out)
+            redact_text(
+                redactor,
+                &text,
+                &mut counts,
+                correlator.as_deref_mut(),
+                &mut out,
+            )
         };
         stats.lines += 1;
         stats.changed += u64::from(changed);
         stats.absorb(&counts);
-        output
-            .write_all(out.as_bytes())
-            .and_then(|()| output.write_all(end))
-            .map_err(FilterError::Write)?;
+        written.extend_from_slice(out.as_bytes());
+        written.extend_from_slice(end);
     }
-    output.flush().map_err(FilterError::Write)?;
-    stats.distinct = correlator.map(|c| {
-        c.distinct()
-            .map(|(class, n)| (class.name(), u64::from(n)))
-            .collect()
-    });
-    Ok(stats)
+    written
 }
 
 /// Writes `text` redacted (and labelled, with a correlator) to `out`; whether anything changed.

@@ -73,7 +73,7 @@ pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
             };
             for line in lines {
                 let line = if raw { seen.redact(line) } else { line };
-                assignments.push(miner.insert(&line));
+                assignments.push(miner.insert_repeated(&line));
             }
         },
     );

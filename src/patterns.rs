@@ -128,6 +128,11 @@ pub struct TemplateMiner {
     /// Masked message → cluster; lookups only, never iterated.
     cache: ClearingMap<u32, FxBuild>,
     catch_all: Option<u32>,
+    /// Whole messages → cluster, for [`TemplateMiner::insert_repeated`]: each entry's masked
+    /// form is in `cache` with the same cluster, so a hit is exactly what `insert` would return.
+    lines: ClearingMap<u32, FxBuild>,
+    /// `cache.clears()` when `lines` was last emptied to match it.
+    lines_epoch: u64,
     /// Scratch: the masked message, tokens joined by one space, and each token's span.
     buf: String,
     spans: Vec<(u32, u32)>,
@@ -164,6 +169,8 @@ impl TemplateMiner {
             by_key: HashMap::default(),
             cache: ClearingMap::new(CACHE_MAX_ENTRIES, CACHE_MAX_BYTES),
             catch_all: None,
+            lines: ClearingMap::new(CACHE_MAX_ENTRIES, CACHE_MAX_BYTES),
+            lines_epoch: 0,
             buf: String::new(),
             spans: Vec::new(),
         }
@@ -202,6 +209,31 @@ impl TemplateMiner {
         self.buf = buf;
         self.spans = spans;
         PatternId(id)
+    }
+
+    /// [`TemplateMiner::insert`] for messages that repeat whole (`aciproj patterns` on a log
+    /// file): a message seen before is looked up as it is, without being tokenized and masked
+    /// again. Returns what `insert` returns and leaves the miner as `insert` would: a message is
+    /// remembered only while its masked form is in the exact-match cache (that is when `insert`
+    /// finds it there and changes nothing), and forgotten when that cache empties itself.
+    pub fn insert_repeated(&mut self, message: &str) -> PatternId {
+        if self.lines_epoch != self.cache.clears() {
+            self.lines.clear();
+            self.lines_epoch = self.cache.clears();
+        }
+        if let Some(&id) = self.lines.get(message) {
+            return PatternId(id);
+        }
+        let id = self.insert(message);
+        if self.lines_epoch != self.cache.clears() {
+            self.lines.clear();
+            self.lines_epoch = self.cache.clears();
+        }
+        if message.len() <= CACHE_MAX_BYTES / 64 && self.cache.get(self.buf.as_str()) == Some(&id.0)
+        {
+            self.lines.insert(message.into(), id.0, message.len());
+        }
+        id
     }
 
     /// The cluster's current template text (variable tokens masked as `<*>`, redaction
@@ -898,6 +930,40 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// Looking repeated messages up whole gives the ids and templates `insert` gives, also
+    /// across the exact-match cache emptying itself (more distinct lines than it holds).
+    #[test]
+    fn insert_repeated_is_insert() {
+        let word = |mut n: usize| -> String {
+            let mut w = String::new();
+            for _ in 0..4 {
+                w.push(char::from(b'a' + (n % 26) as u8));
+                n /= 26;
+            }
+            w
+        };
+        let lines: Vec<String> = (0..2 * CACHE_MAX_ENTRIES + 9000)
+            .map(|i| match i % 4 {
+                0 => format!("job {} done in {} ms", i % 40, i % 7),
+                1 => format!("user {} logged in", word(i % 300)),
+                2 => format!("session {} opened", word(i)),
+                _ => format!("{} {} state {}", word(i), word(i / 7), word(i % 11)),
+            })
+            .collect();
+        let (mut a, mut b) = (TemplateMiner::new(), TemplateMiner::new());
+        for line in &lines {
+            let (x, y) = (a.insert(line), b.insert_repeated(line));
+            assert_eq!(x, y, "{line}");
+        }
+        assert!(
+            b.cache.clears() > 0,
+            "the cache emptied itself at least once"
+        );
+        for id in 0..a.len() as u32 {
+            assert_eq!(a.template(PatternId(id)), b.template(PatternId(id)));
+        }
     }
 
     #[test]

@@ -1303,6 +1303,51 @@ const SOUP: &[&str] = &[
     "nodename: web",
     "Key (id)=(7) already exists",
     "binding parameter [1] as [VARCHAR] - [x]",
+    // Pieces of the catalogue's newer forms, so the gates of each meet text they must open on.
+    "ffffffff:ffffffff",
+    "cafebabe:deadbeef@gems.contribsys.com",
+    "- 1131566461 2005.11.09 dn228 ",
+    "Nov 9 12:01:01 ",
+    "\n   1: app::run",
+    "at /app/x.js:1:2",
+    "in /var/www/x.php:3",
+    "x.rb:3:in `m'",
+    "sk-proj-",
+    "hooks.slack.com/services/",
+    "/reset/",
+    "$2a$12$",
+    "$6$salt$",
+    "arn:aws:s3:::",
+    "arn:aws:iam::123456789012:",
+    "s3://",
+    "kind: Secret data: ",
+    "-Password ",
+    "password 'x'",
+    "machine h login u password ",
+    "net use Z: \\\\h\\s ",
+    "/user:D\\u ",
+    "jdbc:oracle:thin:",
+    "sqlplus ",
+    "u/p@",
+    "NetworkCredential(\"u\", ",
+    ":::=",
+    ":= ",
+    "var t string = ",
+    "<add key=\"ApiKey\" value=\"",
+    "<password>",
+    "</password>",
+    "IDENTIFIED BY ",
+    "USER u ",
+    "mysql -pS3c ",
+    "curl -u ",
+    "postgres://u:",
+    "4839574813:AAFD39kkdpWt3ywyRZergyOLMaJhac61qcX",
+    "AbcdQ~",
+    "03-17 16:13:38.811  1702  2395 D ",
+    "gke-a-b-1a2b3c4d-x7k9",
+    "x.y.co.uk",
+    "a.b.id",
+    "backup-28374651-abcde",
 ];
 
 /// The feature scan as the definition reads: one walk, every byte looked at in turn.
@@ -1644,4 +1689,16 @@ fn family_lines_leak_nothing_and_benign_lines_stay() {
     }
     assert!(families.len() >= 20, "{} families", families.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Fuzz find `gate-pattern-without-its-keyword-1`: the Sidekiq rule's pattern (`hex:hex`) did
+/// not hold its keyword (`contribsys`), so with every gate open it took `ffffffff:ffffffff`
+/// and gated it did not. A rule's pattern now holds its keyword.
+#[test]
+fn a_rule_pattern_holds_its_keyword() {
+    unchanged("ffffffff:ffffffff\u{6}\0fffffffffpet");
+    let line = "BUNDLE_GEMS__CONTRIBSYS__COM=cafebabe:deadbeef";
+    let (mut gated, mut ungated) = (RedactionCounts::default(), RedactionCounts::default());
+    assert_eq!(redact(line, &mut gated), redact_ungated(line, &mut ungated));
+    assert_eq!(gated, ungated);
 }

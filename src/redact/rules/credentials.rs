@@ -231,9 +231,12 @@ fn is_secret_pair(a: &str, b: &str) -> bool {
 }
 
 fn is_secret_key(key: &str) -> bool {
-    if NON_ASCII_SECRET_WORDS
-        .iter()
-        .any(|k| key.ends_with(k) || key.to_lowercase().ends_with(k))
+    // Only these keys can end in one (`mot de passe` is the one with spaces): no lowercase
+    // copy of every candidate key.
+    if (!key.is_ascii() || key.contains(' '))
+        && NON_ASCII_SECRET_WORDS
+            .iter()
+            .any(|k| key.ends_with(k) || key.to_lowercase().ends_with(k))
     {
         return true;
     }

@@ -354,18 +354,23 @@ pub(crate) static CLOUD_NODE: Rule = Rule {
 static SYSLOG_HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // BSD: a header anywhere a field starts (Thunderbird's lines carry one after their own).
+        // A host may be one a dataset already anonymised (`#8#`); `user@host` names the host
+        // whatever follows, a bare host needs the program after it.
         r"(?:\A|[ \t]|(?-u:\b))(?:<[0-9]{1,3}>)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ \t]+",
-        r"[0-9]{1,2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}[ \t]+(?:[A-Za-z0-9_.\-]+@)?",
-        r"([A-Za-z0-9][A-Za-z0-9_.\-]*(?:/[A-Za-z0-9][A-Za-z0-9_.\-]*)?)[ \t]+",
+        r"[0-9]{1,2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}[ \t]+",
+        r"(?:[A-Za-z0-9_.\-]+@((?:[A-Za-z0-9][A-Za-z0-9_.\-]*|#[0-9]+#)(?:/(?:[A-Za-z0-9][A-Za-z0-9_.\-]*|#[0-9]+#))?)[ \t]",
+        r"|((?:[A-Za-z0-9][A-Za-z0-9_.\-]*|#[0-9]+#)(?:/(?:[A-Za-z0-9][A-Za-z0-9_.\-]*|#[0-9]+#))?)[ \t]+",
         // The program: `sshd[123]:`, `crond(pam_unix)[2915]:`, macOS's `sandboxd[129] ([31211]):`,
         // `syslogd 1.4.1:`.
-        r"[A-Za-z0-9_./\-]+(?:\([A-Za-z0-9_.\-]*\))?(?:\[[0-9]+\])?",
-        r"(?:[ \t]+\([^()\n]*\)|[ \t]+[0-9][0-9.]*)?:(?:[ \t]|\z)",
+        // A name of two or three words needs its pid (`Microsoft Word[14463]:`).
+        r"(?:[A-Za-z0-9_./\-]+(?:[ \t][A-Za-z0-9_./\-]+){1,2}\[[0-9]+\]",
+        r"|[A-Za-z0-9_./\-]+(?:\([A-Za-z0-9_.:\-]*\))?(?:\[[0-9]+\])?)",
+        r"(?:[ \t]+\([^()\n]*\)|[ \t]+[0-9][0-9.]*)?:(?:[ \t]|\z))",
         // RFC 5424: `<PRI>VERSION TIMESTAMP HOST APP`.
-        r"|\A<[0-9]{1,3}>[0-9][ \t]+[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9]{2}:?[0-9]{2})?[ \t]+",
+        r"|\A<[0-9]{1,3}>[0-9][ \t]+[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?[ \t]+",
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)[ \t]+[^ \t\r\n]+",
         // Thunderbird's and BGL's own header: `- 1131566461 2005.11.09 dn228 …`.
-        r"|\A[A-Z_\-]*[ \t]+[0-9]{10}[ \t]+[0-9]{4}\.[0-9]{2}\.[0-9]{2}[ \t]+([A-Za-z][A-Za-z0-9_\-]*)[ \t]",
+        r"|\A[A-Z_\-]*[ \t]+[0-9]{10}[ \t]+[0-9]{4}\.[0-9]{2}\.[0-9]{2}[ \t]+([A-Za-z][A-Za-z0-9_\-]*|#[0-9]+#)[ \t]",
     ))
     .expect("constant regex")
 });
@@ -373,7 +378,7 @@ static SYSLOG_HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_syslog_host(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in SYSLOG_HOST_RE.captures_iter(s) {
-        let Some(host) = (1..=3).find_map(|g| caps.get(g)) else {
+        let Some(host) = (1..=4).find_map(|g| caps.get(g)) else {
             continue;
         };
         if host.as_str().eq_ignore_ascii_case("localhost") {
@@ -392,7 +397,8 @@ pub(crate) static SYSLOG_HOST: Rule = Rule {
     placeholder: HOST,
     description: "The host field of a BSD or RFC 5424 syslog header.",
     keywords: &[],
-    gate: |f| f.colons >= 2,
+    // The BSD and RFC 5424 headers hold a clock time; Thunderbird's a dotted date.
+    gate: |f| f.colons >= 2 || f.digit_dots >= 2,
     pass: pass_syslog_host,
     matchers: &[&SYSLOG_HOST_RE],
     examples: &[
@@ -411,6 +417,14 @@ pub(crate) static SYSLOG_HOST: Rule = Rule {
         ex(
             "- 1131566461 2005.11.09 dn228 Nov 9 12:01:01 dn228/dn228 crond[2915]: ok",
             "- 1131566461 2005.11.09 <HOST> Nov 9 12:01:01 <HOST> crond[<PID>]: ok",
+        ),
+        ex(
+            "- 1131567043 2005.11.09 tbird-admin1 Nov 9 12:10:43 local@tbird-admin1 scsi0 : ok",
+            "- 1131567043 2005.11.09 <HOST> Nov 9 12:10:43 local@<HOST> scsi0 : ok",
+        ),
+        ex(
+            "Jul  4 23:22:09 calvisitor-10-105-162-105 Microsoft Word[14463]: Cocoa error",
+            "Jul  4 23:22:09 <HOST> Microsoft Word[<PID>]: Cocoa error",
         ),
     ],
     negatives: &["Jun 14 15:16:01 is when it began", "10:00:00 - - started"],

@@ -80,7 +80,10 @@ static STACK_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn stack_start(s: &str) -> Option<(usize, Form)> {
     let mut pos = 0;
     while pos <= s.len() {
-        let caps = STACK_RE.captures_at(s, pos)?;
+        // The match alone is found by the fast engines; the groups, which need the slower
+        // ones, are read only where it starts (leftmost-first gives the same match there).
+        let found = STACK_RE.find_at(s, pos)?;
+        let caps = STACK_RE.captures_at(s, found.start())?;
         let (group, m) = (1..=FORMS.len()).find_map(|g| caps.get(g).map(|m| (g, m)))?;
         let form = FORMS[group - 1];
         if form != Form::Jvm || is_frame_location(m.as_str()) {
@@ -310,7 +313,7 @@ pub(crate) static RUST: Rule = Rule {
     class: RedactionClass::Stack,
     placeholder: STACK,
     description: "A Rust backtrace: `stack backtrace:` or an `at /src/main.rs:10:5` frame.",
-    keywords: &["stack backtrace:", ".rs:"],
+    keywords: &["stack backtrace:", ".rs:", "::"],
     gate: always,
     pass: |s, hits| cut(s, Form::Rust, hits),
     matchers: &[&STACK_RE],

@@ -264,7 +264,7 @@ vendor!(
 vendor!(
     SAAS_TOKEN, SAAS_TOKEN_RE, "token.saas",
     "A SaaS API token with a fixed prefix: SendGrid (SG.…), Shopify (shpat_…), Atlassian (ATATT3…), Doppler (dp.pt.…), Postman (PMAK-…), Databricks (dapi…), Linear (lin_api_…), Notion (secret_…/ntn_…), Grafana (glc_/glsa_), New Relic (NRAK-…), Sentry (sntrys_…), DigitalOcean (dop_v1_…), Mailgun (key-…).",
-    keywords: &["sg.", "shpat_", "shpss_", "shpca_", "shppa_", "atatt3", "dp.pt.", "dp.st.", "pmak-", "dapi", "lin_api_", "ntn_", "glc_", "glsa_", "nrak-", "sntrys_", "dop_v1_", "doo_v1_", "key-"],
+    keywords: &["sg.", "shpat_", "shpss_", "shpca_", "shppa_", "atatt3", "dp.", "pmak-", "dapi", "lin_api_", "ntn_", "glc_", "glsa_", "nrak-", "sntrys_", "dop_v1_", "doo_v1_", "key-"],
     min_run: 20,
     pattern: concat!(
         r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
@@ -379,18 +379,52 @@ vendor!(
     negatives: &["hvs. is Vault's prefix", "v1.0-beta released"],
 );
 
-vendor!(
-    SIDEKIQ_CREDENTIAL, SIDEKIQ_CREDENTIAL_RE, "token.sidekiq",
-    "A Sidekiq Pro/Enterprise gem credential (hex:hex) for contribsys.com.",
+/// A Sidekiq Pro/Enterprise gem credential: `hex:hex` after its Bundler key, or as the
+/// userinfo of a contribsys.com URL. The pattern holds its keyword, as every gate needs.
+static SIDEKIQ_CREDENTIAL_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?i-u:bundle_(?:enterprise|gems)__contribsys__com)[ \t]*[:=][ \t]*['\x22]?([0-9a-f]{8}:[0-9a-f]{8})",
+        r"|//([0-9a-f]{8}:[0-9a-f]{8})@(?i-u:gems|enterprise)\.(?i-u:contribsys)\.com",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_sidekiq(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in SIDEKIQ_CREDENTIAL_RE.captures_iter(s) {
+        if let Some(v) = caps.get(1).or_else(|| caps.get(2))
+            && e.replace(v.start(), v.end(), TOKEN)
+        {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static SIDEKIQ_CREDENTIAL: Rule = Rule {
+    id: "token.sidekiq",
+    class: RedactionClass::Token,
+    placeholder: TOKEN,
+    description: "A Sidekiq Pro/Enterprise gem credential (hex:hex) for contribsys.com.",
     keywords: &["contribsys"],
-    min_run: 8,
-    pattern: r"[0-9a-f]{8}:[0-9a-f]{8}",
+    gate: always,
+    pass: pass_sidekiq,
+    matchers: &[&SIDEKIQ_CREDENTIAL_RE],
     examples: &[
-        ex("BUNDLE_ENTERPRISE__CONTRIBSYS__COM: cafebabe:deadbeef", "BUNDLE_ENTERPRISE__CONTRIBSYS__COM: <TOKEN>"),
-        ex("source https://cafebabe:deadbeef@gems.contribsys.com/", "source https://<TOKEN>@<HOST>/"),
+        ex(
+            "BUNDLE_ENTERPRISE__CONTRIBSYS__COM: cafebabe:deadbeef",
+            "BUNDLE_ENTERPRISE__CONTRIBSYS__COM: <TOKEN>",
+        ),
+        ex(
+            "source https://cafebabe:deadbeef@gems.contribsys.com/",
+            "source https://<TOKEN>@<HOST>/",
+        ),
     ],
-    negatives: &["contribsys gems fetched", "contribsys at 10:00:00"],
-);
+    negatives: &[
+        "contribsys gems fetched",
+        "ffffffff:ffffffff is no credential",
+    ],
+};
 
 /// The hash of a password (crypt(3) and its descendants, Kerberos AS-REP/TGS, LDAP `{SSHA}`):
 /// as good as the password to anyone who can run a cracker.
