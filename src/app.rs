@@ -371,9 +371,10 @@ fn patterns_command(args: &PatternsArgs) -> u8 {
     };
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if args.assign {
-        aciproj::fold::fold_lines(input).and_then(|folded| folded.write_assignments(&mut stdout))
+        aciproj::fold::fold_lines(input, true)
+            .and_then(|folded| folded.write_assignments(&mut stdout))
     } else {
-        aciproj::fold::fold_lines(input).and_then(|folded| folded.write_summary(&mut stdout))
+        aciproj::fold::fold_lines(input, true).and_then(|folded| folded.write_summary(&mut stdout))
     };
     match written.and_then(|()| stdout.flush()) {
         Ok(()) => exit::READY,
@@ -412,6 +413,8 @@ fn redact_command(args: &RedactArgs) -> u8 {
     let options = aciproj::filter::FilterOptions {
         json: args.json,
         correlate: args.correlate,
+        // The command line owns its process: a second core may redact.
+        parallel: true,
     };
     match aciproj::filter::filter_lines(aciproj::redact::Redactor::shared(), input, stdout, options)
     {

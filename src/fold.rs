@@ -39,13 +39,15 @@ const BATCH: usize = 1024;
 ///
 /// Redaction is shared between the reading and the mining thread (`crate::pipeline`); lines
 /// reach the miner in input order either way, so the result does not depend on who redacted what.
-pub fn fold_lines(input: impl Read) -> std::io::Result<Folded> {
+/// Unless `parallel`, everything runs on the caller's thread.
+pub fn fold_lines(input: impl Read, parallel: bool) -> std::io::Result<Folded> {
     use crate::pipeline::{Batch, share};
 
     let mut reader = BufReader::with_capacity(256 * 1024, input);
     let mut reader_side = SeenLines::default();
     let start = (TemplateMiner::new(), Vec::new(), SeenLines::default());
     let (read, (miner, assignments, _)) = share(
+        parallel,
         BATCH,
         start,
         |sink| -> std::io::Result<()> {
@@ -250,7 +252,7 @@ mod tests {
         let input = "user alice logged in from 10.0.0.1\r\nuser bob logged in from 10.0.0.2\ndisk full\n\
                      user carol logged in from 10.0.0.3\nuser dave logged in from 10.0.0.4\n\
                      user erin logged in from 10.0.0.5\n";
-        let folded = fold_lines(input.as_bytes()).unwrap();
+        let folded = fold_lines(input.as_bytes(), true).unwrap();
         let summary = folded.summary();
         assert_eq!(summary.len(), 2, "{summary:?}");
         assert_eq!(summary[0].count, 5);
@@ -288,7 +290,7 @@ mod tests {
             })
             .collect();
         let text = lines.join("\n");
-        let folded = fold_lines(text.as_bytes()).unwrap();
+        let folded = fold_lines(text.as_bytes(), true).unwrap();
         let mut miner = TemplateMiner::new();
         let mut counts = RedactionCounts::default();
         let expected: Vec<_> = lines
@@ -302,8 +304,8 @@ mod tests {
 
     #[test]
     fn invalid_utf8_and_empty_input() {
-        let folded = fold_lines(&b"\xff\xfe broken\n"[..]).unwrap();
+        let folded = fold_lines(&b"\xff\xfe broken\n"[..], false).unwrap();
         assert_eq!(folded.summary().len(), 1);
-        assert!(fold_lines(&b""[..]).unwrap().summary().is_empty());
+        assert!(fold_lines(&b""[..], false).unwrap().summary().is_empty());
     }
 }

@@ -22,8 +22,10 @@ pub(crate) enum Batch<R, P> {
 /// Runs `read`, which hands every item it reads to the callback it is given, on this thread, and
 /// `consume` (which prepares raw batches and folds) on a worker that owns `state`. `prepare_here`
 /// is the reader's own preparer, used when the worker is behind. Returns what `read` returned and
-/// the state after every item was folded.
+/// the state after every item was folded. Unless `parallel`, no thread is started: `consume`
+/// runs here, batch by batch, and gives the same state.
 pub(crate) fn share<R, P, S, E>(
+    parallel: bool,
     batch_size: usize,
     state: S,
     read: impl FnOnce(&mut dyn FnMut(R)) -> E,
@@ -45,6 +47,11 @@ where
         let read = read(&mut |item| {
             batch.push(item);
             if batch.len() < batch_size {
+                return;
+            }
+            if let (false, Some(s)) = (parallel, idle.as_mut()) {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(batch_size));
+                consume(s, Batch::Raw(full));
                 return;
             }
             if let (Some(mut s), Some(rx)) = (idle.take(), rx.take()) {
@@ -95,8 +102,12 @@ mod tests {
 
     #[test]
     fn every_item_is_folded_once_in_order_whoever_prepares_it() {
-        for n in [0usize, 1, 7, 8, 9, 1000, 5000] {
+        for (n, parallel) in [0usize, 1, 7, 8, 9, 1000, 5000]
+            .into_iter()
+            .flat_map(|n| [(n, true), (n, false)])
+        {
             let (count, folded) = share(
+                parallel,
                 8,
                 Vec::new(),
                 |sink| {

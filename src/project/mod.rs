@@ -135,6 +135,7 @@ fn stream<'a, R: std::io::Read>(
     use crate::pipeline::{Batch, share};
     let mut prep = projector.preparer();
     let ((read, seen), mut projector) = share(
+        true,
         BATCH,
         projector,
         |sink| {
