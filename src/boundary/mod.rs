@@ -16,7 +16,6 @@ use std::path::Path;
 
 use crate::bounds::json_len;
 use crate::context::{MAX_ID_BYTES, RunContext, has_control};
-use crate::contracts::LogsScope;
 use crate::contracts::{
     BudgetUse, CallStatus, ControlError, ControlView, Envelope, ErrorBody, ErrorObservation,
     LedgerRecord, ModelError, ModelObservation, Tool, ToolResult,
@@ -460,13 +459,11 @@ fn run_projection(
                 admission.total_bound,
             ))
         }
-        ToolRequest::Logs {
-            topic,
-            query,
-            lookback_minutes,
-        } => {
-            let lookback = preflight::lookback_of(*lookback_minutes);
-            let scope = logs_scope(context, topic, query, lookback);
+        ToolRequest::Logs { .. } => {
+            let scope = admission
+                .logs_scope
+                .clone()
+                .expect("a logs call is admitted with its logs scope");
             let reopen = legacy.path();
             let mut capped =
                 CappedReader::new(legacy.reader(), context.limits.logs.max_response_bytes);
@@ -597,21 +594,6 @@ impl<'a> Opened<'a> {
 }
 
 /// The scope as requested, with the window `[now - lookback, now]` on the run's clock.
-fn logs_scope(context: &RunContext, topic: &str, query: &str, lookback: u32) -> LogsScope {
-    use crate::project::logs::format_stamp;
-    let end = context.now;
-    let start = end
-        .checked_sub(jiff::SignedDuration::from_mins(i64::from(lookback)))
-        .unwrap_or(end);
-    LogsScope {
-        topic: topic.to_owned(),
-        query: query.to_owned(),
-        lookback_minutes: lookback,
-        window_start: format_stamp(start, &context.timezone),
-        window_end: format_stamp(end, &context.timezone),
-    }
-}
-
 fn unreadable() -> ToolError {
     ToolError::new(
         ErrorCode::ResponseUnreadable,

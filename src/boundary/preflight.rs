@@ -5,7 +5,7 @@
 
 use crate::bounds::json_len;
 use crate::context::{DuplicateScope, MAX_ID_BYTES, RunContext, RunMode, RunStatus, has_control};
-use crate::contracts::{LedgerRecord, LogsToolResult, NormalizedScope, RagToolResult};
+use crate::contracts::{LedgerRecord, LogsScope, LogsToolResult, NormalizedScope, RagToolResult};
 use crate::error::{ErrorCode, ToolError};
 
 use super::scope;
@@ -27,6 +27,8 @@ pub struct Admission {
     pub duplicate_of: Option<String>,
     /// The total bound of this call: `max_total_bytes` capped by the observation budget left.
     pub total_bound: usize,
+    /// For a logs call, the scope its result echoes, with the window fixed at admission.
+    pub logs_scope: Option<LogsScope>,
 }
 
 /// Everything the run has done so far: the harness's `prior_calls` and this run's ledger records.
@@ -134,12 +136,43 @@ pub fn check(
     }
     let total_bound = check_budget(ctx, call, history)?;
     check_size(ctx, call, legacy)?;
+    let logs_scope = match &call.request {
+        ToolRequest::Rag { .. } => None,
+        ToolRequest::Logs {
+            topic,
+            query,
+            lookback_minutes,
+        } => Some(logs_scope(
+            ctx,
+            topic,
+            query,
+            lookback_of(*lookback_minutes),
+        )),
+    };
     Ok(Admission {
         scope,
         fingerprint,
         duplicate_of,
         total_bound,
+        logs_scope,
     })
+}
+
+/// The scope a logs result echoes: the request, and the window `[now - lookback, now]` on the
+/// run's clock in the run's zone.
+fn logs_scope(context: &RunContext, topic: &str, query: &str, lookback: u32) -> LogsScope {
+    use crate::project::logs::format_stamp;
+    let end = context.now;
+    let start = end
+        .checked_sub(jiff::SignedDuration::from_mins(i64::from(lookback)))
+        .unwrap_or(end);
+    LogsScope {
+        topic: topic.to_owned(),
+        query: query.to_owned(),
+        lookback_minutes: lookback,
+        window_start: format_stamp(start, &context.timezone),
+        window_end: format_stamp(end, &context.timezone),
+    }
 }
 
 fn check_request(call: &ToolCall) -> Result<(), ToolError> {
