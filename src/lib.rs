@@ -72,6 +72,9 @@ pub mod boundary;
 pub mod bounds;
 mod cache;
 pub mod check;
+// The clap definitions, public only so that `examples/gen-docs` and the docs tests build the
+// man pages, completions and help from the one definition the binary parses; the binary's
+// `app` module (process glue: streams, panic hook, threads) is not in the library at all.
 #[doc(hidden)]
 pub mod cli;
 pub mod context;
