@@ -636,7 +636,7 @@ fn too_large() -> ToolError {
 /// than `max_response_bytes` is refused rather than projected from a prefix; and once the bytes
 /// stop being UTF-8 anywhere, also inside fields the parser skips without decoding them: JSON is
 /// UTF-8, and a boundary should not accept a document other parsers would reject or read apart.
-pub struct CappedReader<R> {
+pub(crate) struct CappedReader<R> {
     inner: R,
     limit: u64,
     left: u64,

@@ -171,7 +171,7 @@ pub struct Prepared {
 
 /// The first stage of the projection: per-entry work that needs no state shared between entries
 /// (parsing the time, redaction), so it can run on the thread that reads the response.
-pub struct Preparer<'a> {
+pub(crate) struct Preparer<'a> {
     limits: &'a LogsLimits,
     tz: &'a TimeZone,
     counts: RedactionCounts,
@@ -355,7 +355,7 @@ impl<'a> LogsProjector<'a> {
     }
 
     /// A preparer like this projector's own, for another thread (see [`LogsProjector::absorb`]).
-    pub fn preparer(&self) -> Preparer<'a> {
+    pub(crate) fn preparer(&self) -> Preparer<'a> {
         Preparer::new(self.limits, self.tz).correlated(self.prep.correlate)
     }
 
@@ -376,7 +376,7 @@ impl<'a> LogsProjector<'a> {
     }
 
     /// Takes in the tallies of a preparer that ran elsewhere, and the number of entries read.
-    pub fn absorb(&mut self, other: Preparer<'_>, seen: u64) {
+    pub(crate) fn absorb(&mut self, other: Preparer<'_>, seen: u64) {
         self.prep.counts.merge(&other.counts);
         self.prep.skipped += other.skipped;
         self.prep.field_cut += other.field_cut;
