@@ -8,8 +8,8 @@
 pub mod arguments;
 pub mod chain;
 pub mod ledger;
-pub mod preflight;
-pub mod scope;
+pub(crate) mod preflight;
+pub(crate) mod scope;
 
 use std::io::Read;
 use std::path::Path;
