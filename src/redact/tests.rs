@@ -1702,3 +1702,14 @@ fn a_rule_pattern_holds_its_keyword() {
     assert_eq!(redact(line, &mut gated), redact_ungated(line, &mut ungated));
     assert_eq!(gated, ungated);
 }
+
+/// Fuzz find `placeholder-read-as-an-xml-element-1`: a secret value's `<SECRET>` followed by a
+/// stray `</` read as an XML element named SECRET, whose text a second run redacted.
+#[test]
+fn a_placeholder_is_no_xml_element() {
+    check(
+        " \"password\": \"y15Lp3tpU\"\0\0,</-",
+        " \"password\": \"<SECRET>\"\0\0,</-",
+    );
+    unchanged("<SECRET>\" x,</-");
+}
