@@ -849,30 +849,15 @@ const CURL_USER_GROUP: usize = 8;
 fn pass_cli_password(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in CLI_PASSWORD_RE.captures_iter(s) {
-        let mut spans = Vec::new();
-        if let Some(user) = caps.get(CURL_USER_GROUP)
-            && super::tokens::looks_random(user.as_str())
-        {
-            spans.push(user);
-        }
-        if let Some(v) = (1..CURL_USER_GROUP)
+        let user = caps
+            .get(CURL_USER_GROUP)
+            .filter(|user| super::tokens::looks_random(user.as_str()));
+        let password = (1..CURL_USER_GROUP)
             .chain([CURL_USER_GROUP + 1])
-            .find_map(|g| caps.get(g))
-        {
-            spans.push(v);
-        }
-        for v in spans {
-            if placeholders_at(s, v.start()) > v.start() {
-                continue;
-            }
-            let end = v
-                .as_str()
-                .match_indices('<')
-                .map(|(k, _)| v.start() + k)
-                .find(|&i| placeholder_after(s, i))
-                .unwrap_or(v.end());
-            if end > v.start() && e.replace(v.start(), end, SECRET) {
-                *hits += 1;
+            .find_map(|g| caps.get(g));
+        for v in user.into_iter().chain(password) {
+            if let Some(n) = pass_first_group_at(s, v, &mut e) {
+                *hits += n;
             }
         }
     }
@@ -993,22 +978,13 @@ static DSN_CUT_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_dsn_cut(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in DSN_CUT_RE.captures_iter(s) {
-        let Some(v) = caps.get(1) else { continue };
-        if is_placeholder(v.as_str()) || placeholders_at(s, v.start()) > v.start() {
-            continue;
-        }
         // A port is no password (`redis://cache:6379 down`).
-        if v.as_str().bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let end = v
-            .as_str()
-            .match_indices('<')
-            .map(|(k, _)| v.start() + k)
-            .find(|&i| placeholder_after(s, i))
-            .unwrap_or(v.end());
-        if e.replace(v.start(), end, SECRET) {
-            *hits += 1;
+        if let Some(v) = caps
+            .get(1)
+            .filter(|v| !v.as_str().bytes().all(|b| b.is_ascii_digit()))
+            && let Some(n) = pass_first_group_at(s, v, &mut e)
+        {
+            *hits += n;
         }
     }
     e.finish()
