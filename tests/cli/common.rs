@@ -203,3 +203,58 @@ pub fn fixture_files(dir: &str) -> Vec<(String, PathBuf)> {
         .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
         .collect()
 }
+
+/// The first 150 messages of the redaction corpus (line breaks as spaces), sent as one Mock log
+/// response to `aciproj logs` under bounds that show every entry whole, with `extra` merged
+/// into the context; and the same messages, one per line, through `aciproj redact` with
+/// `redact_args`. Returns the timeline's messages, the filter's lines and the message count.
+pub fn timeline_beside_redact(
+    extra: Value,
+    redact_args: &[&str],
+) -> (Vec<String>, Vec<String>, usize) {
+    let corpus = include_str!("../../fixtures/redaction/corpus.jsonl");
+    let messages: Vec<String> = corpus
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v["line"].as_str().map(|s| s.replace(['\n', '\r'], " ")))
+        .filter(|m| !m.trim().is_empty())
+        .take(150)
+        .collect();
+    let logs: Vec<Value> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            serde_json::json!({"timestamp": format!("2026-11-29 09:{:02}:{:02}", i / 60, i % 60),
+                   "level": "ERROR", "service": "svc", "message": m})
+        })
+        .collect();
+    let response =
+        serde_json::json!({"success": true, "logs": logs, "total": logs.len()}).to_string();
+    let mut patch = serde_json::json!({
+        "budget": {"max_tool_calls": 20, "max_observation_bytes": 4_000_000},
+        "limits": {"logs": {"max_events": 1000, "max_message_bytes": 100_000,
+                            "max_total_bytes": 4_000_000}},
+        "ledger": null,
+    });
+    for (k, v) in extra.as_object().expect("extra is an object") {
+        patch[k] = v.clone();
+    }
+    let ctx = context_with(patch);
+    let ran = Aci::logs(&ctx.path, "call_r", "application-logs", "all")
+        .args(["--lookback-minutes", "600"])
+        .stdin(response)
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let timeline = ran.json()["result"]["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["message"].as_str().unwrap().to_owned())
+        .collect();
+    let filtered = Aci::new(["redact"])
+        .args(redact_args.iter().copied())
+        .stdin(messages.join("\n"))
+        .run();
+    let lines = filtered.stdout.lines().map(str::to_owned).collect();
+    (timeline, lines, messages.len())
+}

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Aci, context_with};
+use crate::common::{Aci, context_with, timeline_beside_redact};
 
 const POD_A: &str = "payment-7d8f9c6b5-x2k4m";
 const POD_B: &str = "payment-7d8f9c6b5-q9z8w";
@@ -139,50 +139,12 @@ fn logs_without_correlation_or_with_it_off_give_todays_bytes() {
 
 #[test]
 fn logs_labels_are_what_redact_correlate_gives_line_by_line() {
-    let corpus = include_str!("../../fixtures/redaction/corpus.jsonl");
-    let messages: Vec<String> = corpus
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter_map(|v| v["line"].as_str().map(|s| s.replace(['\n', '\r'], " ")))
-        .filter(|m| !m.trim().is_empty())
-        .take(150)
-        .collect();
-    let logs: Vec<Value> = messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            json!({"timestamp": format!("2026-11-29 09:{:02}:{:02}", i / 60, i % 60),
-                   "level": "ERROR", "service": "svc", "message": m})
-        })
-        .collect();
-    let response = json!({"success": true, "logs": logs, "total": logs.len()}).to_string();
-    let ctx = context_with(json!({
-        "budget": {"max_tool_calls": 20, "max_observation_bytes": 4_000_000},
-        "limits": {"logs": {"max_events": 1000, "max_message_bytes": 100_000,
-                            "max_total_bytes": 4_000_000}},
-        "redaction": {"correlate": true},
-        "ledger": null,
-    }));
-    let ran = Aci::logs(&ctx.path, "call_r", "application-logs", "all")
-        .args(["--lookback-minutes", "600"])
-        .stdin(response)
-        .run();
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let doc = ran.json();
-    let timeline: Vec<&str> = doc["result"]["timeline"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["message"].as_str().unwrap())
-        .collect();
-    assert_eq!(timeline.len(), messages.len());
+    let (timeline, lines, n) =
+        timeline_beside_redact(json!({"redaction": {"correlate": true}}), &["--correlate"]);
+    assert_eq!(timeline.len(), n);
     assert!(
         timeline.iter().any(|m| m.contains("#2>")),
         "labels were given"
     );
-    let filtered = Aci::new(["redact", "--correlate"])
-        .stdin(messages.join("\n"))
-        .run();
-    let lines: Vec<&str> = filtered.stdout.lines().collect();
     assert_eq!(lines, timeline);
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Aci, context_with};
+use crate::common::{Aci, timeline_beside_redact};
 
 /// The catalogue as `aciproj rules --json` prints it.
 fn rules() -> Vec<Value> {
@@ -94,49 +94,8 @@ fn every_rule_example_and_negative_holds_through_aciproj_redact() {
 /// For every message, `aciproj redact` gives exactly what the logs timeline shows for it.
 #[test]
 fn redact_gives_what_the_logs_timeline_gives_for_each_message() {
-    let corpus = include_str!("../../fixtures/redaction/corpus.jsonl");
-    let messages: Vec<String> = corpus
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter_map(|v| v["line"].as_str().map(|s| s.replace(['\n', '\r'], " ")))
-        .filter(|m| !m.trim().is_empty())
-        .take(150)
-        .collect();
-    let logs: Vec<Value> = messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            json!({"timestamp": format!("2026-11-29 09:{:02}:{:02}", i / 60, i % 60),
-                   "level": "ERROR", "service": "svc", "message": m})
-        })
-        .collect();
-    let response = json!({"success": true, "logs": logs, "total": logs.len()}).to_string();
-    let ctx = context_with(json!({
-        "budget": {"max_tool_calls": 20, "max_observation_bytes": 4_000_000},
-        "limits": {"logs": {"max_events": 1000, "max_message_bytes": 100_000,
-                            "max_total_bytes": 4_000_000}},
-        "ledger": null,
-    }));
-    let ran = Aci::logs(&ctx.path, "call_r", "application-logs", "all")
-        .arg("--lookback-minutes")
-        .arg("600")
-        .stdin(response)
-        .run();
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let doc = ran.json();
-    let timeline: Vec<&str> = doc["result"]["timeline"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["message"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        timeline.len(),
-        messages.len(),
-        "every message is in the timeline"
-    );
-    let filtered = Aci::new(["redact"]).stdin(messages.join("\n")).run();
-    let lines: Vec<&str> = filtered.stdout.lines().collect();
+    let (timeline, lines, n) = timeline_beside_redact(json!({}), &[]);
+    assert_eq!(timeline.len(), n, "every message is in the timeline");
     assert_eq!(lines, timeline);
 }
 
