@@ -352,22 +352,31 @@ impl StagedOutput {
     }
 }
 
-/// `aciproj patterns`: redact and fold raw log lines, printing JSON lines on stdout.
-fn patterns_command(args: &PatternsArgs) -> u8 {
-    let input: Box<dyn std::io::Read> = match args.file.as_deref() {
-        None => Box::new(std::io::stdin().lock()),
-        Some(p) if p == Path::new("-") => Box::new(std::io::stdin().lock()),
+/// The log file of `patterns` and `redact`, or standard input for none or `-`; a file that
+/// cannot be opened is named with the reason on stderr (exit 5).
+fn open_log_input(file: Option<&Path>) -> Result<Box<dyn std::io::BufRead>, u8> {
+    match file {
+        None => Ok(Box::new(std::io::stdin().lock())),
+        Some(p) if is_stream(p) => Ok(Box::new(std::io::stdin().lock())),
         Some(p) => match std::fs::File::open(p) {
-            Ok(f) => Box::new(f),
+            Ok(f) => Ok(Box::new(std::io::BufReader::with_capacity(256 * 1024, f))),
             Err(e) => {
                 eprintln!(
                     "aciproj: cannot read the log file {}: {}",
                     p.display(),
                     os_reason(&e)
                 );
-                return exit::INPUT;
+                Err(exit::INPUT)
             }
         },
+    }
+}
+
+/// `aciproj patterns`: redact and fold raw log lines, printing JSON lines on stdout.
+fn patterns_command(args: &PatternsArgs) -> u8 {
+    let input = match open_log_input(args.file.as_deref()) {
+        Ok(input) => input,
+        Err(code) => return code,
     };
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if args.assign {
@@ -394,20 +403,9 @@ fn patterns_command(args: &PatternsArgs) -> u8 {
 
 /// `aciproj redact`: the catalogue as a line filter, stdin or FILE to stdout.
 fn redact_command(args: &RedactArgs) -> u8 {
-    let input: Box<dyn std::io::BufRead> = match args.file.as_deref() {
-        None => Box::new(std::io::stdin().lock()),
-        Some(p) if p == Path::new("-") => Box::new(std::io::stdin().lock()),
-        Some(p) => match std::fs::File::open(p) {
-            Ok(f) => Box::new(std::io::BufReader::with_capacity(256 * 1024, f)),
-            Err(e) => {
-                eprintln!(
-                    "aciproj: cannot read the log file {}: {}",
-                    p.display(),
-                    os_reason(&e)
-                );
-                return exit::INPUT;
-            }
-        },
+    let input = match open_log_input(args.file.as_deref()) {
+        Ok(input) => input,
+        Err(code) => return code,
     };
     let stdout = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
     let options = aciproj::filter::FilterOptions {
