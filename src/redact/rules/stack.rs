@@ -8,6 +8,7 @@
 //! `/app/x.js:10:5`, `in /src/A.cs:line 7`, `x.rb:3:in`), so prose such as "at least (3)" or
 //! "at 10:00 (UTC)" stays.
 
+use std::cell::RefCell;
 use std::sync::LazyLock;
 
 use super::super::RedactionClass;
@@ -42,50 +43,84 @@ const FORMS: [Form; 9] = [
     Form::Ruby,
 ];
 
-/// Each language's start, one capture group each, in [`FORMS`] order. At one position the first
-/// alternative wins, so the specific forms go before the JVM frame, which rejects what is not a
+/// Each language's start, one pattern each, in [`FORMS`] order. At one position the earlier
+/// pattern wins, so the specific forms go before the JVM frame, which rejects what is not a
 /// frame location after matching.
 static STACK_RE: LazyLock<Matcher> = LazyLock::new(|| {
-    Matcher::new(concat!(
+    Matcher::new_many(&[
         // A frame may follow a JSON-escaped line break or tab (`\n\tat com.x…`).
         // Node: `at fn (/app/x.js:1:2)`, `at /app/x.js:1:2`, `at async fn (node:internal/x:1:2)`.
-        r"((?:(?:\\[tnr])+|(?-u:\b))at[ \t]+(?:(?:async|new)[ \t]+)?(?:[^ \t\r\n()]+[ \t]+)?\(?",
-        r"(?:file://)?[^ \t\r\n()]*(?:\.(?:js|mjs|cjs|ts|tsx|jsx)|node:[a-z_/]+):[0-9]+(?::[0-9]+)?\)?)",
+        concat!(
+            r"(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+(?:(?:async|new)[ \t]+)?(?:[^ \t\r\n()]+[ \t]+)?\(?",
+            r"(?:file://)?[^ \t\r\n()]*(?:\.(?:js|mjs|cjs|ts|tsx|jsx)|node:[a-z_/]+):[0-9]+(?::[0-9]+)?\)?",
+        ),
         // Rust: `stack backtrace:` and `at /src/main.rs:10:5`.
-        r"|(stack backtrace:|(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+[^ \t\r\n()]*\.rs:[0-9]+:[0-9]+",
-        r"|(?:\A|\n)[ \t]+[0-9]{1,3}:[ \t]+[A-Za-z_<][A-Za-z0-9_<>]*::[^ \t\r\n]+)",
+        concat!(
+            r"stack backtrace:|(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+[^ \t\r\n()]*\.rs:[0-9]+:[0-9]+",
+            r"|(?:\A|\n)[ \t]+[0-9]{1,3}:[ \t]+[A-Za-z_<][A-Za-z0-9_<>]*::[^ \t\r\n]+",
+        ),
         // .NET: `at Ns.Type.Method(args) in /src/File.cs:line 42`, and the async seam.
-        r"|((?:(?:\\[tnr])+|(?-u:\b))at[ \t]+[A-Za-z_][A-Za-z0-9_.`<>\[\],+]*\([^()\n]*\)[ \t]+in[ \t]+[^\n]*:line[ \t]+[0-9]+",
-        r"|--- End of (?:inner exception )?stack trace(?: from previous location)?(?: ---)?)",
+        concat!(
+            r"(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+[A-Za-z_][A-Za-z0-9_.`<>\[\],+]*\([^()\n]*\)[ \t]+in[ \t]+[^\n]*:line[ \t]+[0-9]+",
+            r"|--- End of (?:inner exception )?stack trace(?: from previous location)?(?: ---)?",
+        ),
         // JVM (Java, Kotlin, Scala), and Node's named frames: checked by `is_frame_location`.
-        r"|((?:(?:\\[tnr])+|(?-u:\b))at[ \t]+(?:async[ \t]+)?[A-Za-z_$][A-Za-z0-9_$]*(?:[./$][A-Za-z0-9_$<>-]+)+",
         // Unbounded repeats on purpose: the rules match bytes (see `matcher`), and a bounded
         // repeat of a negated class could stop inside a character.
-        r"(?: \[as [A-Za-z0-9_$]+\])?[ ]?\([^()\n]*\))",
-        r"|(Caused by:)",
-        r#"|(Traceback \(most recent call last\):|(?-u:\b)File "[^"\n]+", line [0-9]+)"#,
-        r"|((?-u:\b)goroutine [0-9]+ \[[^\]\n]*\]:)",
-        // PHP: `Stack trace:` and `#0 /var/www/x.php(12): …`.
+        concat!(
+            r"(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+(?:async[ \t]+)?[A-Za-z_$][A-Za-z0-9_$]*(?:[./$][A-Za-z0-9_$<>-]+)+",
+            r"(?: \[as [A-Za-z0-9_$]+\])?[ ]?\([^()\n]*\)",
+        ),
+        r"Caused by:",
+        r#"Traceback \(most recent call last\):|(?-u:\b)File "[^"\n]+", line [0-9]+"#,
+        r"(?-u:\b)goroutine [0-9]+ \[[^\]\n]*\]:",
         // PHP: `Stack trace:`, `#0 /var/www/x.php(12): …`, and a fatal error's
         // `in /var/www/x.php:33` or `in /var/www/x.php on line 33`.
-        r"|(Stack trace:|#[0-9]+ [^ \t\r\n()]*\.php\([0-9]+\)",
-        r"|(?-u:\b)in[ \t]+/[^ \t\r\n]*\.php(?::[0-9]+|[ \t]+on[ \t]+line[ \t]+[0-9]+))",
+        concat!(
+            r"Stack trace:|#[0-9]+ [^ \t\r\n()]*\.php\([0-9]+\)",
+            r"|(?-u:\b)in[ \t]+/[^ \t\r\n]*\.php(?::[0-9]+|[ \t]+on[ \t]+line[ \t]+[0-9]+)",
+        ),
         // Ruby: `/app/x.rb:12:in 'm'` (also with a backtick), `from x.rb:3:in`.
-        r"|((?:from[ \t]+)?[^ \t\r\n:()'`\x22]*\.rb:[0-9]+:in[ \t]+[`'])",
-    ))
+        r"(?:from[ \t]+)?[^ \t\r\n:()'`\x22]*\.rb:[0-9]+:in[ \t]+[`']",
+    ])
     .expect("constant regex")
 });
 
+/// Where a trace starts, and in which form.
+type Start = Option<(usize, Form)>;
+
 /// Where the earliest trace starts, and in which form.
-fn stack_start(s: &str) -> Option<(usize, Form)> {
+///
+/// Every stack rule whose keyword a message holds asks this of the same text (a Java line's
+/// `at ` opens the Node, .NET and JVM rules alike), so a thread remembers the last short text it
+/// searched and its answer; the text itself is the key, so a hit is the answer a search gives.
+fn stack_start(s: &str) -> Start {
+    /// Texts longer than this are searched every time rather than copied.
+    const REMEMBERED: usize = 4096;
+    thread_local! {
+        static LAST: RefCell<Option<(String, Start)>> = const { RefCell::new(None) };
+    }
+    if s.len() > REMEMBERED {
+        return search_stack_start(s);
+    }
+    LAST.with_borrow_mut(|last| match last {
+        Some((text, found)) if text == s => *found,
+        _ => {
+            let found = search_stack_start(s);
+            let (text, slot) = last.get_or_insert_with(|| (String::new(), None));
+            text.clear();
+            text.push_str(s);
+            *slot = found;
+            found
+        }
+    })
+}
+
+fn search_stack_start(s: &str) -> Start {
     let mut pos = 0;
     while pos <= s.len() {
-        // The match alone is found by the fast engines; the groups, which need the slower
-        // ones, are read only where it starts (leftmost-first gives the same match there).
-        let found = STACK_RE.find_at(s, pos)?;
-        let caps = STACK_RE.captures_at(s, found.start())?;
-        let (group, m) = (1..=FORMS.len()).find_map(|g| caps.get(g).map(|m| (g, m)))?;
-        let form = FORMS[group - 1];
+        let (which, m) = STACK_RE.find_which_at(s, pos)?;
+        let form = *FORMS.get(which)?;
         if form != Form::Jvm || is_frame_location(m.as_str()) {
             return Some((m.start(), form));
         }
@@ -288,7 +323,7 @@ pub(crate) static DOTNET: Rule = Rule {
     class: RedactionClass::Stack,
     placeholder: STACK,
     description: "A .NET stack from its first `at Ns.Type.Method(…) in File.cs:line N` frame, or an async seam.",
-    keywords: &["at ", "at\t", "--- end of"],
+    keywords: &[":line", "--- end of"],
     gate: always,
     pass: |s, hits| cut(s, Form::DotNet, hits),
     matchers: &[&STACK_RE],
