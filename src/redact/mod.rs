@@ -410,10 +410,14 @@ fn redact_with<'a>(
     marks: Option<&mut Vec<Mark>>,
 ) -> Cow<'a, str> {
     let mut cur = Cow::Borrowed(message);
+    let open = open_rules(f);
+    if open == 0 {
+        return cur;
+    }
     let mut limit = CATALOGUE.len();
     let mut marking = marks.map(Marking::new);
     for _ in 0..MAX_ROUNDS {
-        let Some(last) = round(&mut cur, f, limit, counts, marking.as_mut()) else {
+        let Some(last) = round(&mut cur, open, limit, counts, marking.as_mut()) else {
             break;
         };
         // After a full round, the rules up to its last change; after a shorter one, all.
@@ -426,21 +430,34 @@ fn redact_with<'a>(
     cur
 }
 
-/// Runs every rule before `limit` whose gate the features open; the index of the last rule that
+/// The rules the features open (bit `i` for catalogue rule `i`): those holding a keyword of theirs
+/// (or having none) whose gate is open. The features serve every round, so this is asked once.
+fn open_rules(f: &Features) -> u64 {
+    const _: () = assert!(CATALOGUE.len() <= 64, "one bit per rule in a u64");
+    let mut open = 0;
+    for (i, rule) in CATALOGUE.iter().enumerate() {
+        if (rule.keywords.is_empty() || f.has_rule(i)) && (rule.gate)(f) {
+            open |= 1 << i;
+        }
+    }
+    open
+}
+
+/// Runs every open rule before `limit`, in catalogue order; the index of the last rule that
 /// changed the text, or `None` when none did.
 fn round(
     cur: &mut Cow<'_, str>,
-    f: &Features,
+    open: u64,
     limit: usize,
     counts: &mut RedactionCounts,
     mut marking: Option<&mut Marking<'_>>,
 ) -> Option<usize> {
     let mut last = None;
-    for (i, rule) in CATALOGUE.iter().enumerate().take(limit) {
-        let keyword = rule.keywords.is_empty() || f.has_rule(i);
-        if !keyword || !(rule.gate)(f) {
-            continue;
-        }
+    let mut todo = if limit >= 64 { open } else { open & ((1 << limit) - 1) };
+    while todo != 0 {
+        let i = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
+        let rule = CATALOGUE[i];
         let mut hits = 0;
         if let Some(m) = marking.as_deref_mut() {
             m.tracer.clear();
