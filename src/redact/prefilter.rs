@@ -34,6 +34,10 @@ pub struct Features {
     pub(crate) colons: u32,
     /// `.` between two digits: an IPv4 address has three.
     pub(crate) digit_dots: u32,
+    /// A clock time `dd:dd:dd`, as every syslog and logcat header holds.
+    pub(crate) clock: bool,
+    /// A dotted date `dddd.dd.dd`.
+    pub(crate) dotted_date: bool,
     pub(crate) digit: bool,
     pub(crate) bracket_digit: bool,
     pub(crate) hash_digit: bool,
@@ -83,6 +87,8 @@ impl Features {
         double_colon: true,
         colons: u32::MAX,
         digit_dots: u32::MAX,
+        clock: true,
+        dotted_date: true,
         digit: true,
         bracket_digit: true,
         hash_digit: true,
@@ -115,11 +121,31 @@ impl Features {
             double_dash |= bytes.get(i + 1) == Some(&b'-');
             pod_suffix |= (i + 1..=i + 5).all(seg_at);
         }
+        let digits = |from: usize, n: usize| (from..from + n).all(digit_at);
         let mut colons = 0;
         let mut double_colon = false;
+        let mut clock = false;
         for i in memchr::memchr_iter(b':', bytes) {
             colons += 1;
             double_colon |= i > 0 && bytes[i - 1] == b':';
+            // The first colon of `dd:dd:dd`.
+            clock |= i >= 2
+                && digits(i - 2, 2)
+                && digits(i + 1, 2)
+                && bytes.get(i + 3) == Some(&b':')
+                && digits(i + 4, 2);
+        }
+        let (mut digit_dots, mut dotted_date) = (0, false);
+        for i in memchr::memchr_iter(b'.', bytes) {
+            if i > 0 && digit_at(i - 1) && digit_at(i + 1) {
+                digit_dots += 1;
+                // The first dot of `dddd.dd.dd`.
+                dotted_date |= i >= 4
+                    && digits(i - 4, 4)
+                    && digits(i + 1, 2)
+                    && bytes.get(i + 3) == Some(&b'.')
+                    && digits(i + 4, 2);
+            }
         }
         Features {
             triggers: 0,
@@ -128,9 +154,9 @@ impl Features {
             double_dash,
             double_colon,
             colons,
-            digit_dots: memchr::memchr_iter(b'.', bytes)
-                .filter(|&i| i > 0 && digit_at(i - 1) && digit_at(i + 1))
-                .count() as u32,
+            digit_dots,
+            clock,
+            dotted_date,
             digit,
             bracket_digit: digit && memchr::memchr_iter(b'[', bytes).any(|i| digit_at(i + 1)),
             hash_digit: digit && memchr::memchr_iter(b'#', bytes).any(|i| digit_at(i + 1)),

@@ -1375,6 +1375,18 @@ fn byte_features_by_walking(bytes: &[u8]) -> Features {
         if *b == b'.' && is(prev, u8::is_ascii_digit) && is(bytes.get(i + 1), u8::is_ascii_digit) {
             f.digit_dots += 1;
         }
+        // `dd:dd:dd` and `dddd.dd.dd` end here.
+        let shape = |pattern: &[u8]| {
+            i + 1 >= pattern.len() && {
+                let window = &bytes[i + 1 - pattern.len()..=i];
+                window.iter().zip(pattern).all(|(b, p)| match p {
+                    b'd' => b.is_ascii_digit(),
+                    p => b == p,
+                })
+            }
+        };
+        f.clock |= shape(b"dd:dd:dd");
+        f.dotted_date |= shape(b"dddd.dd.dd");
         f.bracket_digit |= b.is_ascii_digit() && prev == Some(&b'[');
         f.hash_digit |= b.is_ascii_digit() && prev == Some(&b'#');
         let tail = &bytes[i + 1..];
@@ -1419,7 +1431,7 @@ proptest! {
     /// over every byte finds.
     #[test]
     fn byte_features_match_a_plain_walk(
-        s in "(?:[a-z0-9]{0,6}|-[a-z0-9]{5}|--|[A-Z+/_<>é中]|[-:.@(#\\[\\] ]){0,30}"
+        s in "(?:[a-z0-9]{0,6}|-[a-z0-9]{5}|--|[0-9]{1,4}|[A-Z+/_<>é中]|[-:.@(#\\[\\] ]){0,30}"
     ) {
         prop_assert_eq!(Features::bytes(s.as_bytes()), byte_features_by_walking(s.as_bytes()));
     }
@@ -1448,6 +1460,8 @@ proptest! {
             (old.bracket_digit, new.bracket_digit),
             (old.hash_digit, new.hash_digit),
             (old.pod_suffix, new.pod_suffix),
+            (old.clock, new.clock),
+            (old.dotted_date, new.dotted_date),
         ] {
             prop_assert!(was || !is, "{:?} -> {:?}: {:?} -> {:?}", s, after, old, new);
         }

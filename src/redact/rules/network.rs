@@ -398,7 +398,7 @@ pub(crate) static SYSLOG_HOST: Rule = Rule {
     description: "The host field of a BSD or RFC 5424 syslog header.",
     keywords: &[],
     // The BSD and RFC 5424 headers hold a clock time; Thunderbird's a dotted date.
-    gate: |f| f.colons >= 2 || f.digit_dots >= 2,
+    gate: |f| f.clock || f.dotted_date,
     pass: pass_syslog_host,
     matchers: &[&SYSLOG_HOST_RE],
     examples: &[

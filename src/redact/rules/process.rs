@@ -173,7 +173,8 @@ pub(crate) static PID_LOGCAT: Rule = Rule {
     placeholder: PID,
     description: "The pid and tid columns of an Android logcat line.",
     keywords: &[],
-    gate: |f| f.colons >= 2,
+    // The header's `16:13:38.811`.
+    gate: |f| f.clock,
     pass: pass_logcat,
     matchers: &[&LOGCAT_RE],
     examples: &[
