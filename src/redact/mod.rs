@@ -434,9 +434,23 @@ fn redact_with<'a>(
 /// (or having none) whose gate is open. The features serve every round, so this is asked once.
 fn open_rules(f: &Features) -> u64 {
     const _: () = assert!(CATALOGUE.len() <= 64, "one bit per rule in a u64");
+    /// The rules without keywords: their gates alone decide.
+    static UNKEYED: LazyLock<u64> = LazyLock::new(|| {
+        CATALOGUE
+            .iter()
+            .enumerate()
+            .filter(|(_, rule)| rule.keywords.is_empty())
+            .fold(0, |set, (i, _)| set | 1 << i)
+    });
+    // Every rule fits in the low 64 bits of the triggers (asserted above); the open features'
+    // triggers have every bit set, rules or not.
+    const RULES: u64 = u64::MAX >> (64 - CATALOGUE.len());
+    let mut candidates = ((f.triggers as u64) | *UNKEYED) & RULES;
     let mut open = 0;
-    for (i, rule) in CATALOGUE.iter().enumerate() {
-        if (rule.keywords.is_empty() || f.has_rule(i)) && (rule.gate)(f) {
+    while candidates != 0 {
+        let i = candidates.trailing_zeros() as usize;
+        candidates &= candidates - 1;
+        if (CATALOGUE[i].gate)(f) {
             open |= 1 << i;
         }
     }
@@ -453,7 +467,11 @@ fn round(
     mut marking: Option<&mut Marking<'_>>,
 ) -> Option<usize> {
     let mut last = None;
-    let mut todo = if limit >= 64 { open } else { open & ((1 << limit) - 1) };
+    let mut todo = if limit >= 64 {
+        open
+    } else {
+        open & ((1 << limit) - 1)
+    };
     while todo != 0 {
         let i = todo.trailing_zeros() as usize;
         todo &= todo - 1;

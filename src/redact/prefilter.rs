@@ -8,7 +8,9 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::nfa::contiguous;
+use aho_corasick::{Anchored, MatchKind, StartKind, dfa};
 
 use super::rule::Rule;
 use super::text::inside_placeholder;
@@ -73,11 +75,6 @@ static BYTE_CLASS: [u8; 256] = {
 };
 
 impl Features {
-    /// Whether the message holds a keyword of rule `i` (its catalogue index).
-    pub(crate) fn has_rule(&self, i: usize) -> bool {
-        self.triggers & (1 << i) != 0
-    }
-
     /// Every gate open.
     pub(crate) const OPEN: Features = Features {
         triggers: u128::MAX,
@@ -175,23 +172,38 @@ impl Features {
 /// instructions against 4K a message saved); so a prefilter scans its first [`DFA_AFTER`]
 /// messages with the contiguous NFA and builds the DFA only once it will pay off. The count is
 /// the prefilter's own, and either build gives the same answer, so output never depends on it.
+///
+/// The scan walks the automaton byte by byte itself rather than through `AhoCorasick`'s
+/// overlapping iterator, which returns to its caller once per match and cost about 40
+/// instructions a byte: a message needs only the set of rules its keywords open, and a keyword
+/// whose rules are already open is not looked at again.
 pub(crate) struct Prefilter {
     patterns: Vec<String>,
     /// Per pattern, the rules (one bit each, by catalogue index) it opens.
     masks: Vec<u128>,
-    nfa: AhoCorasick,
-    dfa: OnceLock<AhoCorasick>,
+    nfa: contiguous::NFA,
+    dfa: OnceLock<dfa::DFA>,
     scanned: AtomicU32,
 }
 
 /// Messages a prefilter scans with the NFA before it switches to the DFA.
 const DFA_AFTER: u32 = 2048;
 
-fn automaton(patterns: &[String], kind: AhoCorasickKind) -> AhoCorasick {
-    AhoCorasickBuilder::new()
+fn build_nfa(patterns: &[String]) -> contiguous::NFA {
+    contiguous::NFA::builder()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::Standard)
-        .kind(Some(kind))
+        .prefilter(false)
+        .build(patterns)
+        .expect("keyword automaton is built from constant patterns")
+}
+
+fn build_dfa(patterns: &[String]) -> dfa::DFA {
+    dfa::DFA::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::Standard)
+        .prefilter(false)
+        .start_kind(StartKind::Unanchored)
         .build(patterns)
         .expect("keyword automaton is built from constant patterns")
 }
@@ -217,7 +229,7 @@ impl Prefilter {
                 }
             }
         }
-        let nfa = automaton(&patterns, AhoCorasickKind::ContiguousNFA);
+        let nfa = build_nfa(&patterns);
         Prefilter {
             patterns,
             masks,
@@ -227,40 +239,78 @@ impl Prefilter {
         }
     }
 
-    fn keywords(&self) -> &AhoCorasick {
-        // Relaxed is enough: either automaton gives the same answer, this only picks the faster.
-        if self.scanned.load(Ordering::Relaxed) < DFA_AFTER {
-            self.scanned.fetch_add(1, Ordering::Relaxed);
-            &self.nfa
-        } else {
-            self.dfa
-                .get_or_init(|| automaton(&self.patterns, AhoCorasickKind::DFA))
-        }
-    }
-
     /// The features of `s`.
     pub(crate) fn scan(&self, s: &str) -> Features {
         let mut f = Features::bytes(s.as_bytes());
-        for m in self.keywords().find_overlapping_iter(s) {
-            let Some(&mask) = self.masks.get(m.pattern().as_usize()) else {
-                continue;
-            };
-            // `<SECRET>`, `<TOKEN>`, `<HOST>`… spell keywords; counted, they would open a gate
-            // on every redacted line and keep the features from being closed under redaction.
-            if inside_placeholder(s, m.start(), m.end()) {
-                continue;
-            }
-            f.triggers |= mask;
-        }
+        // Relaxed is enough: either automaton gives the same answer, this only picks the faster.
+        f.triggers = if self.scanned.load(Ordering::Relaxed) < DFA_AFTER {
+            self.scanned.fetch_add(1, Ordering::Relaxed);
+            self.triggers(&self.nfa, s)
+        } else {
+            let dfa = self.dfa.get_or_init(|| build_dfa(&self.patterns));
+            self.triggers(dfa, s)
+        };
         f
     }
 
-    /// Both builds, for the test that they agree.
+    /// The rules whose keywords `s` holds outside a placeholder, walking automaton `a`.
+    fn triggers(&self, a: &impl Automaton, s: &str) -> u128 {
+        let Ok(mut sid) = a.start_state(Anchored::No) else {
+            // Both builds support unanchored searches; were one not to, every rule runs.
+            return u128::MAX;
+        };
+        let mut triggers = 0u128;
+        for (i, &b) in s.as_bytes().iter().enumerate() {
+            sid = a.next_state(Anchored::No, sid, b);
+            if !a.is_special(sid) {
+                continue;
+            }
+            if a.is_dead(sid) {
+                break;
+            }
+            for k in 0..a.match_len(sid) {
+                let pattern = a.match_pattern(sid, k);
+                let Some(&mask) = self.masks.get(pattern.as_usize()) else {
+                    continue;
+                };
+                if mask & !triggers == 0 {
+                    continue;
+                }
+                // ASCII case folding keeps lengths, so a match ends here and is as long as
+                // its pattern.
+                let end = i + 1;
+                let start = end - a.pattern_len(pattern);
+                // `<SECRET>`, `<TOKEN>`, `<HOST>`… spell keywords; counted, they would open a
+                // gate on every redacted line and keep the features from being closed under
+                // redaction.
+                if inside_placeholder(s, start, end) {
+                    continue;
+                }
+                triggers |= mask;
+            }
+        }
+        triggers
+    }
+
+    /// The triggers of `s` from the NFA, from the DFA, and from `AhoCorasick`'s own overlapping
+    /// search over the same patterns, for the test that they agree.
     #[cfg(test)]
-    pub(crate) fn builds(&self) -> (AhoCorasick, AhoCorasick) {
-        (
-            automaton(&self.patterns, AhoCorasickKind::ContiguousNFA),
-            automaton(&self.patterns, AhoCorasickKind::DFA),
-        )
+    pub(crate) fn triggers_three_ways(&self, s: &str) -> [u128; 3] {
+        let reference = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&self.patterns)
+            .expect("constant patterns");
+        let mut want = 0;
+        for m in reference.find_overlapping_iter(s) {
+            if !inside_placeholder(s, m.start(), m.end()) {
+                want |= self.masks[m.pattern().as_usize()];
+            }
+        }
+        [
+            self.triggers(&build_nfa(&self.patterns), s),
+            self.triggers(&build_dfa(&self.patterns), s),
+            want,
+        ]
     }
 }

@@ -4,7 +4,6 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
 use proptest::prelude::*;
 
 use super::prefilter::Features;
@@ -917,17 +916,12 @@ fn keyword_nfa_and_dfa_find_the_same_matches() {
         })
         .collect();
     lines.push("SELECT * FROM t WHERE PASS='x' AND Host=db.INTERNAL -----BEGIN 进程 pod".into());
-    let all = |ac: &AhoCorasick, s: &str| -> Vec<(usize, usize, usize)> {
-        ac.find_overlapping_iter(s)
-            .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
-            .collect()
-    };
     let mut matched = 0;
     for line in &lines {
-        let (nfa_build, dfa_build) = Redactor::shared().prefilter.builds();
-        let nfa = all(&nfa_build, line);
-        assert_eq!(nfa, all(&dfa_build, line), "automata disagree on {line:?}");
-        matched += nfa.len();
+        let [nfa, dfa, want] = Redactor::shared().prefilter.triggers_three_ways(line);
+        assert_eq!(nfa, want, "the NFA walk disagrees on {line:?}");
+        assert_eq!(dfa, want, "the DFA walk disagrees on {line:?}");
+        matched += want.count_ones() as usize;
     }
     assert!(
         matched > lines.len(),
