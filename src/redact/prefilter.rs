@@ -32,6 +32,10 @@ pub struct Features {
     pub(crate) open_paren: bool,
     /// `--`: a command-line flag.
     pub(crate) double_dash: bool,
+    /// A space or tab before a `-`: a short flag (`-p`, `-u`).
+    pub(crate) spaced_dash: bool,
+    /// `/user:`, in any case: `net use`'s user switch.
+    pub(crate) slash_user: bool,
     pub(crate) double_colon: bool,
     pub(crate) colons: u32,
     /// `.` between two digits: an IPv4 address has three.
@@ -81,6 +85,8 @@ impl Features {
         at_sign: true,
         open_paren: true,
         double_dash: true,
+        spaced_dash: true,
+        slash_user: true,
         double_colon: true,
         colons: u32::MAX,
         digit_dots: u32::MAX,
@@ -113,9 +119,10 @@ impl Features {
         }
         // `-` and five `[a-z0-9]`: a pod name's suffix, or the head of one once a placeholder
         // replaces what follows.
-        let (mut pod_suffix, mut double_dash) = (false, false);
+        let (mut pod_suffix, mut double_dash, mut spaced_dash) = (false, false, false);
         for i in memchr::memchr_iter(b'-', bytes) {
             double_dash |= bytes.get(i + 1) == Some(&b'-');
+            spaced_dash |= i > 0 && matches!(bytes[i - 1], b' ' | b'\t');
             pod_suffix |= (i + 1..=i + 5).all(seg_at);
         }
         let digits = |from: usize, n: usize| (from..from + n).all(digit_at);
@@ -144,11 +151,18 @@ impl Features {
                     && digits(i + 4, 2);
             }
         }
+        let slash_user = memchr::memchr_iter(b'/', bytes).any(|i| {
+            bytes
+                .get(i + 1..i + 6)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"user:"))
+        });
         Features {
             triggers: 0,
             at_sign: memchr::memchr(b'@', bytes).is_some(),
             open_paren: memchr::memchr(b'(', bytes).is_some(),
             double_dash,
+            spaced_dash,
+            slash_user,
             double_colon,
             colons,
             digit_dots,

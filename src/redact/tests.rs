@@ -1362,6 +1362,11 @@ fn byte_features_by_walking(bytes: &[u8]) -> Features {
         f.at_sign |= *b == b'@';
         f.open_paren |= *b == b'(';
         f.double_dash |= *b == b'-' && prev == Some(&b'-');
+        f.spaced_dash |= *b == b'-' && matches!(prev, Some(b' ' | b'\t'));
+        f.slash_user |= *b == b'/'
+            && bytes
+                .get(i + 1..i + 6)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"user:"));
         if *b == b':' {
             f.colons += 1;
             f.double_colon |= prev == Some(&b':');
@@ -1425,7 +1430,7 @@ proptest! {
     /// over every byte finds.
     #[test]
     fn byte_features_match_a_plain_walk(
-        s in "(?:[a-z0-9]{0,6}|-[a-z0-9]{5}|--|[0-9]{1,4}|[A-Z+/_<>é中]|[-:.@(#\\[\\] ]){0,30}"
+        s in "(?:[a-z0-9]{0,6}|-[a-z0-9]{5}|--| -|\t-|/(?i:user):?|[0-9]{1,4}|[A-Z+/_<>é中]|[-:.@(#\\[\\] ]){0,30}"
     ) {
         prop_assert_eq!(Features::bytes(s.as_bytes()), byte_features_by_walking(s.as_bytes()));
     }
@@ -1434,7 +1439,7 @@ proptest! {
     /// wherever it replaces a span, never turns on what was off.
     #[test]
     fn features_are_closed_under_redaction(
-        s in "(?:[a-z0-9]{0,6}|-[a-z0-9]{5}|\\.(?:com|io|internal)|sk|[A-Z+/_é中]|[-:.@(#\\[\\] =]|(?i:secret|token|host|node|ip-|pod|pid|select|from|bearer|eyj|akia|xox|k_live_|key \\(|parameters:))*",
+        s in "(?:[a-z0-9]{0,6}|-[a-z0-9]{5}|\\.(?:com|io|internal)|sk| -|/(?i:user):|[0-9]{2}:[0-9]{2}:[0-9]{2}|[0-9]{4}\\.[0-9]{2}\\.[0-9]{2}|[A-Z+/_é中]|[-:.@(#\\[\\] =]|(?i:secret|token|host|node|ip-|pod|pid|select|from|bearer|eyj|akia|xox|k_live_|key \\(|parameters:))*",
         at in any::<prop::sample::Index>(),
         len in 0usize..12,
         p in prop::sample::select(&PLACEHOLDERS[..]),
@@ -1449,6 +1454,8 @@ proptest! {
             (old.at_sign, new.at_sign),
             (old.open_paren, new.open_paren),
             (old.double_dash, new.double_dash),
+            (old.spaced_dash, new.spaced_dash),
+            (old.slash_user, new.slash_user),
             (old.double_colon, new.double_colon),
             (old.digit, new.digit),
             (old.bracket_digit, new.bracket_digit),
