@@ -186,8 +186,10 @@ const AUTH_SCHEMES: [&str; 7] = [
     "aws4-hmac-sha256",
 ];
 
-fn key_words(key: &str) -> Vec<&str> {
-    let mut words = Vec::new();
+/// How many words a key has (split at `_`, `-`, `.` and camel case: `dbPassword`, `X-API-Key`),
+/// and its last three, empty where it has fewer.
+fn key_words(key: &str) -> (usize, [&str; 3]) {
+    let mut words = LastWords::default();
     let b = key.as_bytes();
     let mut start = None;
     for i in 0..b.len() {
@@ -215,7 +217,23 @@ fn key_words(key: &str) -> Vec<&str> {
     if let Some(st) = start {
         words.push(&key[st..]);
     }
-    words
+    (words.n, words.last)
+}
+
+/// The last three words of a key as they are split off, and how many there were in all: all
+/// that [`is_secret_key`] reads, without a vector per candidate key.
+#[derive(Default)]
+struct LastWords<'a> {
+    n: usize,
+    last: [&'a str; 3],
+}
+
+impl<'a> LastWords<'a> {
+    fn push(&mut self, word: &'a str) {
+        self.last.rotate_left(1);
+        self.last[2] = word;
+        self.n += 1;
+    }
 }
 
 fn is_secret_word(w: &str) -> bool {
@@ -240,19 +258,20 @@ fn is_secret_key(key: &str) -> bool {
     {
         return true;
     }
-    let w = key_words(key);
-    let n = w.len();
+    let (n, last) = key_words(key);
+    // Word `i` of the `n`, for the last three.
+    let w = |i: usize| last[i + 3 - n];
     if n == 0 {
         return false;
     }
-    if is_secret_word(w[n - 1]) || (n >= 2 && is_secret_pair(w[n - 2], w[n - 1])) {
+    if is_secret_word(w(n - 1)) || (n >= 2 && is_secret_pair(w(n - 2), w(n - 1))) {
         return true;
     }
     // `aws_account_id`, `AWSAccountId`: the account an ARN would name.
     if n >= 3
-        && w[n - 3].eq_ignore_ascii_case("aws")
-        && w[n - 2].eq_ignore_ascii_case("account")
-        && w[n - 1].eq_ignore_ascii_case("id")
+        && w(n - 3).eq_ignore_ascii_case("aws")
+        && w(n - 2).eq_ignore_ascii_case("account")
+        && w(n - 1).eq_ignore_ascii_case("id")
     {
         return true;
     }
@@ -262,18 +281,18 @@ fn is_secret_key(key: &str) -> bool {
         .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
     if env_name
         && n >= 2
-        && w[n - 1] == "KEY"
+        && w(n - 1) == "KEY"
         && !NOT_SECRET_BEFORE_KEY
             .iter()
-            .any(|x| w[n - 2].eq_ignore_ascii_case(x))
+            .any(|x| w(n - 2).eq_ignore_ascii_case(x))
     {
         return true;
     }
     n >= 2
         && SECRET_CONTINUATIONS
             .iter()
-            .any(|x| w[n - 1].eq_ignore_ascii_case(x))
-        && (is_secret_word(w[n - 2]) || (n >= 3 && is_secret_pair(w[n - 3], w[n - 2])))
+            .any(|x| w(n - 1).eq_ignore_ascii_case(x))
+        && (is_secret_word(w(n - 2)) || (n >= 3 && is_secret_pair(w(n - 3), w(n - 2))))
 }
 
 fn is_cookie_key(key: &str) -> bool {
