@@ -1728,3 +1728,16 @@ fn a_placeholder_is_no_xml_element() {
     );
     unchanged("<SECRET>\" x,</-");
 }
+
+proptest! {
+    /// The long-run scan finds exactly what its pattern finds with a regex.
+    #[test]
+    fn long_runs_are_the_patterns_matches(
+        s in "(?:[A-Za-z0-9]{0,40}|[+/_=-]{1,3}|[ :.<>é中]){0,12}"
+    ) {
+        let re = regex::Regex::new(super::rules::tokens::LONG_RUN_PATTERN).expect("valid");
+        let want: Vec<_> = re.find_iter(&s).map(|m| m.range()).collect();
+        let got: Vec<_> = super::rules::tokens::long_runs(&s).collect();
+        prop_assert_eq!(got, want);
+    }
+}

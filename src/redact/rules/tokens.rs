@@ -6,6 +6,7 @@
 //! a rule of its own, gated by that prefix. A long run is redacted only when it looks random
 //! (see [`is_token_like`]), so identifiers, paths and words stay.
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use super::super::RedactionClass;
@@ -608,27 +609,63 @@ pub(crate) static WEBHOOK_URL: Rule = Rule {
 // ---------------------------------------------------------------------------------------------
 // Long random runs: hex with letters and digits, or base64 whose classes keep switching.
 
-static LONG_RUN_RE: LazyLock<Matcher> =
-    LazyLock::new(|| Matcher::new(r"[A-Za-z0-9+/_-]{32,}={0,2}").expect("constant regex"));
+/// What [`long_runs`] finds, as a pattern: the test holds the two to the same matches.
+#[cfg(test)]
+pub(crate) const LONG_RUN_PATTERN: &str = r"[A-Za-z0-9+/_-]{32,}={0,2}";
+
+fn is_run_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'-')
+}
+
+/// The matches of [`LONG_RUN_PATTERN`], leftmost-first and greedy as a regex finds them: every
+/// maximal run of 32 or more run bytes, with up to two `=` after it. A byte loop, because the
+/// rule is open on most long lines and a regex search for a counted repeat cost it about 2.7K
+/// instructions a message.
+pub(crate) fn long_runs(s: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let bytes = s.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            let start = at;
+            while at < bytes.len() && is_run_byte(bytes[at]) {
+                at += 1;
+            }
+            if at - start >= 32 {
+                let mut end = at;
+                while end < bytes.len() && end - at < 2 && bytes[end] == b'=' {
+                    end += 1;
+                }
+                at = end;
+                return Some(start..end);
+            }
+            if at == start {
+                at += 1;
+            }
+        }
+        None
+    })
+}
 
 fn pass_long_tokens(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
-    for m in LONG_RUN_RE.find_iter(s) {
+    for range in long_runs(s) {
+        // Run bytes and `=` are ASCII, so the bounds are character boundaries.
+        let (start, text) = (range.start, &s[range.clone()]);
         // `=` is padding only at the end of the token; before a value (`…secret=<SECRET>`) it is
         // a key's separator, which a second run must still find.
-        let mut end = m.end();
+        let mut end = range.end;
         if byte_at(s, end).is_some_and(|b| is_word_byte(b) || b == b'<') {
-            end = m.start() + m.as_str().trim_end_matches('=').len();
+            end = start + text.trim_end_matches('=').len();
         }
-        if is_token_like(m.as_str()) {
-            if !labelled_as_trace_id(s, m.start()) && e.replace(m.start(), end, TOKEN) {
+        if is_token_like(text) {
+            if !labelled_as_trace_id(s, start) && e.replace(start, end, TOKEN) {
                 *hits += 1;
             }
             continue;
         }
         // A name that carries a token (`app-<64 hex>`, `build_<key>`): the token goes alone.
-        let mut at = m.start();
-        for seg in m.as_str().split(['-', '_']) {
+        let mut at = start;
+        for seg in text.split(['-', '_']) {
             let seg_end = (at + seg.len()).min(end);
             if seg.len() >= 32
                 && is_token_like(seg)
@@ -807,7 +844,7 @@ pub(crate) static LONG_RUN: Rule = Rule {
     keywords: &[],
     gate: |f| f.max_run >= 32,
     pass: pass_long_tokens,
-    matchers: &[&LONG_RUN_RE],
+    matchers: &[],
     examples: &[
         ex(
             "sha 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 mismatch",
