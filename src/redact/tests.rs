@@ -1741,3 +1741,19 @@ proptest! {
         prop_assert_eq!(got, want);
     }
 }
+
+proptest! {
+    /// The pod-keyword rule reads its name as a match's tail; that must be the pattern's group.
+    #[test]
+    fn pod_context_names_are_the_patterns_group(
+        s in "(?:(?i:pods?)|[a-z0-9]{1,8}|-|/|[ \t=:'\"]|é|<POD>){0,14}"
+    ) {
+        use super::rules::kubernetes::{POD_CONTEXT_RE, pod_context_names};
+        let want: Vec<_> = POD_CONTEXT_RE
+            .captures_iter(&s)
+            .filter_map(|c| Some((c.get(0)?.start(), c.get(1)?.range())))
+            .collect();
+        let got: Vec<_> = pod_context_names(&s).collect();
+        prop_assert_eq!(got, want);
+    }
+}

@@ -5,6 +5,7 @@
 //! A bare StatefulSet name stays: it is a stable, low-cardinality identity the agent needs
 //! ("kafka-0 is the leader") and cannot be told from `retry-1`.
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use super::super::RedactionClass;
@@ -18,7 +19,7 @@ static POD_SHAPE_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?-[a-z0-9]{5}").expect("constant regex")
 });
 
-static POD_CONTEXT_RE: LazyLock<Matcher> = LazyLock::new(|| {
+pub(crate) static POD_CONTEXT_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r#"(?i-u:pods?)(?:[ \t]*[=:/][ \t]*|[ \t]+)["']?(?:[a-z0-9][a-z0-9-]*/)?"#,
         r"([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)",
@@ -89,25 +90,40 @@ fn is_statefulset_name(name: &str) -> bool {
     }
 }
 
+/// The pod name a [`POD_CONTEXT_RE`] match ends with (its group 1), as `start..end`. What comes
+/// before the name in a match (the keyword, then `=`, `:`, `/`, spaces, a quote or `ns/`)
+/// always ends in a byte the name cannot hold, so the name is the match's longest tail of
+/// `[a-z0-9.-]`: found without the slower engines that read groups.
+pub(crate) fn pod_context_names(s: &str) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
+    POD_CONTEXT_RE.find_iter(s).map(move |whole| {
+        let text = whole.as_str().as_bytes();
+        let tail = text
+            .iter()
+            .rev()
+            .take_while(|&&b| {
+                b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-'
+            })
+            .count();
+        (whole.start(), whole.end() - tail..whole.end())
+    })
+}
+
 fn pass_pod_context(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
-    for caps in POD_CONTEXT_RE.captures_iter(s) {
-        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
-            continue;
-        };
-        if byte_before(s, whole.start()).is_some_and(|b| b.is_ascii_alphanumeric()) {
+    for (start, v) in pod_context_names(s) {
+        if byte_before(s, start).is_some_and(|b| b.is_ascii_alphanumeric()) {
             continue;
         }
-        let name = v.as_str();
+        let name = &s[v.clone()];
         // `pod:ns/<POD>`: the name is the namespace of a pod already replaced (the first run
         // read `ns/` as the namespace, and a second must not take it for the name).
-        let namespace = byte_at(s, v.end()) == Some(b'/') && placeholder_after(s, v.end() + 1);
-        let after_ok = !byte_at(s, v.end()).is_some_and(is_word_byte)
-            && !placeholder_after(s, v.end())
+        let namespace = byte_at(s, v.end) == Some(b'/') && placeholder_after(s, v.end + 1);
+        let after_ok = !byte_at(s, v.end).is_some_and(is_word_byte)
+            && !placeholder_after(s, v.end)
             && !namespace;
         if after_ok
             && (is_statefulset_name(name) || is_pod_shape(name))
-            && e.replace(v.start(), v.end(), POD)
+            && e.replace(v.start, v.end, POD)
         {
             *hits += 1;
         }
