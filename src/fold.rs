@@ -6,13 +6,15 @@
 //! assignment is kept as one integer per line (4 bytes), so `--assign` can print each line's
 //! *final* pattern after the whole input was seen.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 
 use serde::Serialize;
 
 use crate::cache::ClearingMap;
-use crate::patterns::{PatternId, TemplateMiner};
+use crate::patterns::{FxBuild, PatternId, TemplateMiner};
+use crate::pipeline::Gather;
 use crate::redact::{RedactionCounts, redact};
 
 /// Lines folded into patterns.
@@ -46,7 +48,7 @@ pub fn fold_lines(input: impl Read, parallel: bool) -> std::io::Result<Folded> {
     let mut reader = BufReader::with_capacity(256 * 1024, input);
     let mut reader_side = SeenLines::default();
     let start = (TemplateMiner::new(), Vec::new(), SeenLines::default());
-    let (read, (miner, assignments, _)) = share(
+    let (read, (miner, assignments, _)) = share::<Lines, _, _, _>(
         parallel,
         BATCH,
         start,
@@ -61,25 +63,67 @@ pub fn fold_lines(input: impl Read, parallel: bool) -> std::io::Result<Folded> {
                 let line = line.strip_suffix(b"\r").unwrap_or(line);
                 // Valid UTF-8 is the common case, and `from_utf8` checks it much faster than the
                 // lossy conversion walks it.
-                sink(match std::str::from_utf8(line) {
-                    Ok(text) => text.to_owned(),
-                    Err(_) => String::from_utf8_lossy(line).into_owned(),
-                });
+                match std::str::from_utf8(line) {
+                    Ok(text) => sink(text),
+                    Err(_) => sink(&String::from_utf8_lossy(line)),
+                }
             }
         },
-        |line| Some(reader_side.redact(line)),
+        |lines: Lines| {
+            let mut redacted = Lines::default();
+            for line in lines.iter() {
+                redacted.push(&reader_side.redact(line));
+            }
+            redacted
+        },
         |(miner, assignments, seen): &mut (TemplateMiner, Vec<PatternId>, SeenLines), batch| {
-            let (lines, raw) = match batch {
-                Batch::Raw(lines) => (lines, true),
-                Batch::Prepared(lines) => (lines, false),
-            };
-            for line in lines {
-                let line = if raw { seen.redact(line) } else { line };
-                assignments.push(miner.insert_repeated(&line));
+            match batch {
+                Batch::Raw(lines) => {
+                    for line in lines.iter() {
+                        assignments.push(miner.insert_repeated(&seen.redact(line)));
+                    }
+                }
+                Batch::Prepared(lines) => {
+                    for line in lines.iter() {
+                        assignments.push(miner.insert_repeated(line));
+                    }
+                }
             }
         },
     );
     read.map(|()| Folded { miner, assignments })
+}
+
+/// A batch of lines in one buffer: one allocation per batch instead of one per line.
+#[derive(Default)]
+struct Lines {
+    text: String,
+    /// Where each line ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Gather for Lines {
+    type Item<'a> = &'a str;
+
+    fn push(&mut self, line: &str) {
+        self.text.push_str(line);
+        self.ends.push(self.text.len());
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+}
+
+impl Lines {
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let line = self.text.get(start..end).unwrap_or("");
+            start = end;
+            line
+        })
+    }
 }
 
 /// Lines already redacted on this thread, and what each became (`None`: itself).
@@ -88,9 +132,11 @@ pub fn fold_lines(input: impl Read, parallel: bool) -> std::io::Result<Folded> {
 /// redaction is most of the cost of a line: a repeated line costs a lookup instead. Bounded
 /// like the miner's template cache: at most [`SEEN_MAX_LINES`] lines and [`SEEN_MAX_BYTES`]
 /// bytes, emptied when full. Redaction is a pure function of the line, so the cache changes no
-/// output; `patterns` reports no redaction counts, so none are kept.
+/// output; `patterns` reports no redaction counts, so none are kept. Only looked up, never
+/// iterated, so its hasher shapes no output: the miner's, several times faster than SipHash on
+/// a line.
 struct SeenLines {
-    redacted: ClearingMap<Option<Box<str>>>,
+    redacted: ClearingMap<Option<Box<str>>, FxBuild>,
 }
 
 const SEEN_MAX_LINES: usize = 1 << 16;
@@ -107,22 +153,25 @@ impl Default for SeenLines {
 }
 
 impl SeenLines {
-    fn redact(&mut self, line: String) -> String {
-        match self.redacted.get(&line) {
-            Some(Some(out)) => return out.to_string(),
-            Some(None) => return line,
-            None => {}
-        }
-        let changed = match redact(&line, &mut RedactionCounts::default()) {
-            std::borrow::Cow::Owned(changed) => Some(changed),
-            std::borrow::Cow::Borrowed(_) => None,
-        };
-        if line.len() <= SEEN_MAX_LINE_BYTES {
+    /// The line redacted: borrowed from the line or from the cache unless it is too long to
+    /// be kept.
+    fn redact<'a>(&'a mut self, line: &'a str) -> Cow<'a, str> {
+        if self.redacted.get(line).is_none() {
+            let changed = match redact(line, &mut RedactionCounts::default()) {
+                Cow::Owned(changed) => Some(changed),
+                Cow::Borrowed(_) => None,
+            };
+            if line.len() > SEEN_MAX_LINE_BYTES {
+                return changed.map_or(Cow::Borrowed(line), Cow::Owned);
+            }
             let cost = line.len() + changed.as_ref().map_or(0, String::len);
-            let kept = changed.as_deref().map(Box::from);
-            self.redacted.insert(line.as_str().into(), kept, cost);
+            self.redacted
+                .insert(line.into(), changed.as_deref().map(Box::from), cost);
         }
-        changed.unwrap_or(line)
+        match self.redacted.get(line) {
+            Some(Some(out)) => Cow::Borrowed(out),
+            _ => Cow::Borrowed(line),
+        }
     }
 }
 
@@ -207,7 +256,7 @@ mod tests {
             "disk full",
         ];
         for line in lines {
-            assert_eq!(seen.redact(line.to_owned()), redacted(line));
+            assert_eq!(seen.redact(line), redacted(line));
         }
         assert_eq!(seen.redacted.len(), 2, "each distinct line is kept once");
         assert!(
@@ -227,7 +276,7 @@ mod tests {
             "k".repeat(40),
             "x".repeat(SEEN_MAX_LINE_BYTES)
         );
-        assert_eq!(seen.redact(long.clone()), redacted(&long));
+        assert_eq!(seen.redact(&long), redacted(&long));
         assert!(
             seen.redacted.is_empty(),
             "a line over the per-line limit is not kept"
@@ -236,7 +285,7 @@ mod tests {
         let fits = SEEN_MAX_BYTES / (2 * line(0).len());
         for n in 0..fits + 10 {
             let l = line(n);
-            assert_eq!(seen.redact(l.clone()), redacted(&l));
+            assert_eq!(seen.redact(&l), redacted(&l));
             assert!(
                 seen.redacted.bytes() <= SEEN_MAX_BYTES && seen.redacted.len() <= SEEN_MAX_LINES
             );

@@ -735,11 +735,11 @@ fn mask_parts(token: &str, out: &mut String) {
 /// A small seedless multiplicative hasher: deterministic and fast on short keys. Every map
 /// keyed with it is only looked up, never iterated, so it never shapes any output.
 #[derive(Default)]
-struct FxHasher {
+pub(crate) struct FxHasher {
     hash: u64,
 }
 
-type FxBuild = BuildHasherDefault<FxHasher>;
+pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
 
 impl FxHasher {
     #[inline]
