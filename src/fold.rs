@@ -47,8 +47,13 @@ pub fn fold_lines(input: impl Read, parallel: bool) -> std::io::Result<Folded> {
 
     let mut reader = BufReader::with_capacity(256 * 1024, input);
     let mut reader_side = SeenLines::default();
-    let start = (TemplateMiner::new(), Vec::new(), SeenLines::default());
-    let (read, (miner, assignments, _)) = share::<Lines, _, _, _>(
+    let start = Mining {
+        miner: TemplateMiner::new(),
+        assignments: Vec::new(),
+        seen: SeenLines::default(),
+        known: KnownLines::default(),
+    };
+    let (read, mining) = share::<Lines, _, _, _>(
         parallel,
         BATCH,
         start,
@@ -72,26 +77,76 @@ pub fn fold_lines(input: impl Read, parallel: bool) -> std::io::Result<Folded> {
         |lines: Lines| {
             let mut redacted = Lines::default();
             for line in lines.iter() {
-                redacted.push(&reader_side.redact(line));
+                reader_side.with_redacted(line, |r| redacted.push(r));
             }
             redacted
         },
-        |(miner, assignments, seen): &mut (TemplateMiner, Vec<PatternId>, SeenLines), batch| {
-            match batch {
-                Batch::Raw(lines) => {
-                    for line in lines.iter() {
-                        assignments.push(miner.insert_repeated(&seen.redact(line)));
-                    }
-                }
-                Batch::Prepared(lines) => {
-                    for line in lines.iter() {
-                        assignments.push(miner.insert_repeated(line));
-                    }
+        |m: &mut Mining, batch| match batch {
+            Batch::Raw(lines) => lines.iter().for_each(|line| m.fold_raw(line)),
+            Batch::Prepared(lines) => {
+                for line in lines.iter() {
+                    m.assignments.push(m.miner.insert_repeated(line));
                 }
             }
         },
     );
-    read.map(|()| Folded { miner, assignments })
+    read.map(|()| Folded {
+        miner: mining.miner,
+        assignments: mining.assignments,
+    })
+}
+
+/// The mining thread's state.
+struct Mining {
+    miner: TemplateMiner,
+    assignments: Vec<PatternId>,
+    seen: SeenLines,
+    known: KnownLines,
+}
+
+impl Mining {
+    /// Redacts and mines one line as read; a raw line whose answer is settled costs one lookup.
+    fn fold_raw(&mut self, line: &str) {
+        let epoch = self.miner.epoch();
+        if self.known.epoch != epoch {
+            self.known.ids.clear();
+            self.known.epoch = epoch;
+        }
+        if let Some(&id) = self.known.ids.get(line) {
+            self.assignments.push(PatternId(id));
+            return;
+        }
+        let miner = &mut self.miner;
+        let (id, settled) = self.seen.with_redacted(line, |r| miner.insert_settled(r));
+        if settled && line.len() <= SEEN_MAX_LINE_BYTES {
+            let epoch = self.miner.epoch();
+            if self.known.epoch != epoch {
+                self.known.ids.clear();
+                self.known.epoch = epoch;
+            }
+            self.known.ids.insert(line.into(), id.0, line.len());
+        }
+        self.assignments.push(id);
+    }
+}
+
+/// Raw lines whose pattern is settled ([`TemplateMiner::insert_settled`]), emptied whenever the
+/// miner's epoch moves: a repeated line is one lookup, not a lookup of its redaction and another
+/// of the redacted line in the miner. What a lookup gives is what redacting and mining the line
+/// again would give, and skipping that changes no state that shapes output (only the two
+/// caches). Bounded like [`SeenLines`].
+struct KnownLines {
+    ids: ClearingMap<u32, FxBuild>,
+    epoch: u64,
+}
+
+impl Default for KnownLines {
+    fn default() -> Self {
+        KnownLines {
+            ids: ClearingMap::new(SEEN_MAX_LINES, SEEN_MAX_BYTES),
+            epoch: 0,
+        }
+    }
 }
 
 /// A batch of lines in one buffer: one allocation per batch instead of one per line.
@@ -153,25 +208,22 @@ impl Default for SeenLines {
 }
 
 impl SeenLines {
-    /// The line redacted: borrowed from the line or from the cache unless it is too long to
-    /// be kept.
-    fn redact<'a>(&'a mut self, line: &'a str) -> Cow<'a, str> {
-        if self.redacted.get(line).is_none() {
-            let changed = match redact(line, &mut RedactionCounts::default()) {
-                Cow::Owned(changed) => Some(changed),
-                Cow::Borrowed(_) => None,
-            };
-            if line.len() > SEEN_MAX_LINE_BYTES {
-                return changed.map_or(Cow::Borrowed(line), Cow::Owned);
-            }
+    /// `f` of the line redacted (one lookup when the line was seen before).
+    fn with_redacted<T>(&mut self, line: &str, f: impl FnOnce(&str) -> T) -> T {
+        if let Some(known) = self.redacted.get(line) {
+            return f(known.as_deref().unwrap_or(line));
+        }
+        let changed = match redact(line, &mut RedactionCounts::default()) {
+            Cow::Owned(changed) => Some(changed),
+            Cow::Borrowed(_) => None,
+        };
+        let out = f(changed.as_deref().unwrap_or(line));
+        if line.len() <= SEEN_MAX_LINE_BYTES {
             let cost = line.len() + changed.as_ref().map_or(0, String::len);
             self.redacted
-                .insert(line.into(), changed.as_deref().map(Box::from), cost);
+                .insert(line.into(), changed.map(String::into_boxed_str), cost);
         }
-        match self.redacted.get(line) {
-            Some(Some(out)) => Cow::Borrowed(out),
-            _ => Cow::Borrowed(line),
-        }
+        out
     }
 }
 
@@ -256,7 +308,7 @@ mod tests {
             "disk full",
         ];
         for line in lines {
-            assert_eq!(seen.redact(line), redacted(line));
+            assert_eq!(seen.with_redacted(line, str::to_owned), redacted(line));
         }
         assert_eq!(seen.redacted.len(), 2, "each distinct line is kept once");
         assert!(
@@ -276,7 +328,7 @@ mod tests {
             "k".repeat(40),
             "x".repeat(SEEN_MAX_LINE_BYTES)
         );
-        assert_eq!(seen.redact(&long), redacted(&long));
+        assert_eq!(seen.with_redacted(&long, str::to_owned), redacted(&long));
         assert!(
             seen.redacted.is_empty(),
             "a line over the per-line limit is not kept"
@@ -285,7 +337,7 @@ mod tests {
         let fits = SEEN_MAX_BYTES / (2 * line(0).len());
         for n in 0..fits + 10 {
             let l = line(n);
-            assert_eq!(seen.redact(&l), redacted(&l));
+            assert_eq!(seen.with_redacted(&l, str::to_owned), redacted(&l));
             assert!(
                 seen.redacted.bytes() <= SEEN_MAX_BYTES && seen.redacted.len() <= SEEN_MAX_LINES
             );
@@ -349,6 +401,46 @@ mod tests {
         assert_eq!(folded.assignments, expected);
         assert_eq!(folded.summary().len(), 1);
         assert!(!folded.summary()[0].pattern.contains("10.0."));
+    }
+
+    /// Repeated lines looked up whole give what redacting and mining each line gives, also
+    /// across the miner's cache emptying itself (more distinct lines than it holds).
+    #[test]
+    fn known_lines_fold_as_each_line_alone_would() {
+        let word = |mut n: usize| -> String {
+            let mut w = String::new();
+            for _ in 0..4 {
+                w.push(char::from(b'a' + (n % 26) as u8));
+                n /= 26;
+            }
+            w
+        };
+        let lines: Vec<String> = (0..200_000usize)
+            .map(|i| {
+                // Every other line repeats one a thousand lines back, some across an emptying.
+                let n = if i % 2 == 0 {
+                    i / 2
+                } else {
+                    (i / 2).saturating_sub(500)
+                };
+                match n % 4 {
+                    0 => format!("session {} opened from 10.0.0.{}", word(n), n % 250),
+                    1 => format!("user {} logged in", word(n % 300)),
+                    2 => format!("job {} done by {}", word(n), word(n / 3)),
+                    _ => format!("{} {} state {}", word(n), word(n / 7), word(n % 11)),
+                }
+            })
+            .collect();
+        let text = lines.join("\n");
+        let folded = fold_lines(text.as_bytes(), false).unwrap();
+        assert!(folded.miner.epoch() > 0, "the miner's cache emptied itself");
+        let mut miner = TemplateMiner::new();
+        let mut counts = RedactionCounts::default();
+        let expected: Vec<_> = lines
+            .iter()
+            .map(|l| miner.insert(&redact(l, &mut counts)))
+            .collect();
+        assert_eq!(folded.assignments, expected);
     }
 
     #[test]
