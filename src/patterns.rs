@@ -543,8 +543,12 @@ fn tokenize(message: &str, buf: &mut String, spans: &mut Vec<(u32, u32)>) {
         }
         // Cuts are at ASCII bytes, so the slice is always on char boundaries.
         let raw = message.get(start..i).unwrap_or("");
-        let unit = raw.trim_end_matches(|c: char| c.is_ascii() && is_closer(c as u8));
-        if is_unit(unit) && buf.ends_with("<*> ") {
+        // A unit only matters after a masked number: most tokens skip the trim.
+        let unit = buf
+            .ends_with("<*> ")
+            .then(|| raw.trim_end_matches(|c: char| c.is_ascii() && is_closer(c as u8)))
+            .filter(|unit| is_unit(unit));
+        if let Some(unit) = unit {
             buf.push_str(WILDCARD);
             buf.push_str(raw.get(unit.len()..).unwrap_or(""));
         } else {

@@ -183,8 +183,9 @@ pub(crate) struct Preparer<'a> {
     skipped: u64,
     /// Bytes cut from levels and service names by `max_field_bytes`.
     field_cut: u64,
-    /// Service names already prepared: a response names a handful of services over and over.
-    services: ClearingMap<PreparedField>,
+    /// Service names already prepared: a response names a handful of services over and over
+    /// (looked up, never iterated: the hasher shapes no output).
+    services: ClearingMap<PreparedField, FxBuild>,
     /// Whether messages are redacted with marks, for correlation labels.
     correlate: bool,
     /// The last timestamp text parsed and what it gave: entries come in time order, many to a
