@@ -6,13 +6,15 @@
 //! assignment is kept as one integer per line (4 bytes), so `--assign` can print each line's
 //! *final* pattern after the whole input was seen.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 
 use serde::Serialize;
 
 use crate::cache::ClearingMap;
-use crate::patterns::{PatternId, TemplateMiner};
+use crate::patterns::{FxBuild, PatternId, TemplateMiner};
+use crate::pipeline::Gather;
 use crate::redact::{RedactionCounts, redact};
 
 /// Lines folded into patterns.
@@ -45,8 +47,13 @@ pub fn fold_lines(input: impl Read, parallel: bool) -> std::io::Result<Folded> {
 
     let mut reader = BufReader::with_capacity(256 * 1024, input);
     let mut reader_side = SeenLines::default();
-    let start = (TemplateMiner::new(), Vec::new(), SeenLines::default());
-    let (read, (miner, assignments, _)) = share(
+    let start = Mining {
+        miner: TemplateMiner::new(),
+        assignments: Vec::new(),
+        seen: SeenLines::default(),
+        known: KnownLines::default(),
+    };
+    let (read, mining) = share::<Lines, _, _, _>(
         parallel,
         BATCH,
         start,
@@ -61,25 +68,117 @@ pub fn fold_lines(input: impl Read, parallel: bool) -> std::io::Result<Folded> {
                 let line = line.strip_suffix(b"\r").unwrap_or(line);
                 // Valid UTF-8 is the common case, and `from_utf8` checks it much faster than the
                 // lossy conversion walks it.
-                sink(match std::str::from_utf8(line) {
-                    Ok(text) => text.to_owned(),
-                    Err(_) => String::from_utf8_lossy(line).into_owned(),
-                });
+                match std::str::from_utf8(line) {
+                    Ok(text) => sink(text),
+                    Err(_) => sink(&String::from_utf8_lossy(line)),
+                }
             }
         },
-        |line| Some(reader_side.redact(line)),
-        |(miner, assignments, seen): &mut (TemplateMiner, Vec<PatternId>, SeenLines), batch| {
-            let (lines, raw) = match batch {
-                Batch::Raw(lines) => (lines, true),
-                Batch::Prepared(lines) => (lines, false),
-            };
-            for line in lines {
-                let line = if raw { seen.redact(line) } else { line };
-                assignments.push(miner.insert_repeated(&line));
+        |lines: Lines| {
+            let mut redacted = Lines::default();
+            for line in lines.iter() {
+                reader_side.with_redacted(line, |r| redacted.push(r));
+            }
+            redacted
+        },
+        |m: &mut Mining, batch| match batch {
+            Batch::Raw(lines) => lines.iter().for_each(|line| m.fold_raw(line)),
+            Batch::Prepared(lines) => {
+                for line in lines.iter() {
+                    m.assignments.push(m.miner.insert_repeated(line));
+                }
             }
         },
     );
-    read.map(|()| Folded { miner, assignments })
+    read.map(|()| Folded {
+        miner: mining.miner,
+        assignments: mining.assignments,
+    })
+}
+
+/// The mining thread's state.
+struct Mining {
+    miner: TemplateMiner,
+    assignments: Vec<PatternId>,
+    seen: SeenLines,
+    known: KnownLines,
+}
+
+impl Mining {
+    /// Redacts and mines one line as read; a raw line whose answer is settled costs one lookup.
+    fn fold_raw(&mut self, line: &str) {
+        let epoch = self.miner.epoch();
+        if self.known.epoch != epoch {
+            self.known.ids.clear();
+            self.known.epoch = epoch;
+        }
+        if let Some(&id) = self.known.ids.get(line) {
+            self.assignments.push(PatternId(id));
+            return;
+        }
+        let miner = &mut self.miner;
+        let (id, settled) = self.seen.with_redacted(line, |r| miner.insert_settled(r));
+        if settled && line.len() <= SEEN_MAX_LINE_BYTES {
+            let epoch = self.miner.epoch();
+            if self.known.epoch != epoch {
+                self.known.ids.clear();
+                self.known.epoch = epoch;
+            }
+            self.known.ids.insert(line.into(), id.0, line.len());
+        }
+        self.assignments.push(id);
+    }
+}
+
+/// Raw lines whose pattern is settled ([`TemplateMiner::insert_settled`]), emptied whenever the
+/// miner's epoch moves: a repeated line is one lookup, not a lookup of its redaction and another
+/// of the redacted line in the miner. What a lookup gives is what redacting and mining the line
+/// again would give, and skipping that changes no state that shapes output (only the two
+/// caches). Bounded like [`SeenLines`].
+struct KnownLines {
+    ids: ClearingMap<u32, FxBuild>,
+    epoch: u64,
+}
+
+impl Default for KnownLines {
+    fn default() -> Self {
+        KnownLines {
+            ids: ClearingMap::new(SEEN_MAX_LINES, SEEN_MAX_BYTES),
+            epoch: 0,
+        }
+    }
+}
+
+/// A batch of lines in one buffer: one allocation per batch instead of one per line.
+#[derive(Default)]
+struct Lines {
+    text: String,
+    /// Where each line ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Gather for Lines {
+    type Item<'a> = &'a str;
+
+    fn push(&mut self, line: &str) {
+        self.text.push_str(line);
+        self.ends.push(self.text.len());
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+}
+
+impl Lines {
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let line = self.text.get(start..end).unwrap_or("");
+            start = end;
+            line
+        })
+    }
 }
 
 /// Lines already redacted on this thread, and what each became (`None`: itself).
@@ -88,9 +187,11 @@ pub fn fold_lines(input: impl Read, parallel: bool) -> std::io::Result<Folded> {
 /// redaction is most of the cost of a line: a repeated line costs a lookup instead. Bounded
 /// like the miner's template cache: at most [`SEEN_MAX_LINES`] lines and [`SEEN_MAX_BYTES`]
 /// bytes, emptied when full. Redaction is a pure function of the line, so the cache changes no
-/// output; `patterns` reports no redaction counts, so none are kept.
+/// output; `patterns` reports no redaction counts, so none are kept. Only looked up, never
+/// iterated, so its hasher shapes no output: the miner's, several times faster than SipHash on
+/// a line.
 struct SeenLines {
-    redacted: ClearingMap<Option<Box<str>>>,
+    redacted: ClearingMap<Option<Box<str>>, FxBuild>,
 }
 
 const SEEN_MAX_LINES: usize = 1 << 16;
@@ -107,22 +208,22 @@ impl Default for SeenLines {
 }
 
 impl SeenLines {
-    fn redact(&mut self, line: String) -> String {
-        match self.redacted.get(&line) {
-            Some(Some(out)) => return out.to_string(),
-            Some(None) => return line,
-            None => {}
+    /// `f` of the line redacted (one lookup when the line was seen before).
+    fn with_redacted<T>(&mut self, line: &str, f: impl FnOnce(&str) -> T) -> T {
+        if let Some(known) = self.redacted.get(line) {
+            return f(known.as_deref().unwrap_or(line));
         }
-        let changed = match redact(&line, &mut RedactionCounts::default()) {
-            std::borrow::Cow::Owned(changed) => Some(changed),
-            std::borrow::Cow::Borrowed(_) => None,
+        let changed = match redact(line, &mut RedactionCounts::default()) {
+            Cow::Owned(changed) => Some(changed),
+            Cow::Borrowed(_) => None,
         };
+        let out = f(changed.as_deref().unwrap_or(line));
         if line.len() <= SEEN_MAX_LINE_BYTES {
             let cost = line.len() + changed.as_ref().map_or(0, String::len);
-            let kept = changed.as_deref().map(Box::from);
-            self.redacted.insert(line.as_str().into(), kept, cost);
+            self.redacted
+                .insert(line.into(), changed.map(String::into_boxed_str), cost);
         }
-        changed.unwrap_or(line)
+        out
     }
 }
 
@@ -207,7 +308,7 @@ mod tests {
             "disk full",
         ];
         for line in lines {
-            assert_eq!(seen.redact(line.to_owned()), redacted(line));
+            assert_eq!(seen.with_redacted(line, str::to_owned), redacted(line));
         }
         assert_eq!(seen.redacted.len(), 2, "each distinct line is kept once");
         assert!(
@@ -227,7 +328,7 @@ mod tests {
             "k".repeat(40),
             "x".repeat(SEEN_MAX_LINE_BYTES)
         );
-        assert_eq!(seen.redact(long.clone()), redacted(&long));
+        assert_eq!(seen.with_redacted(&long, str::to_owned), redacted(&long));
         assert!(
             seen.redacted.is_empty(),
             "a line over the per-line limit is not kept"
@@ -236,7 +337,7 @@ mod tests {
         let fits = SEEN_MAX_BYTES / (2 * line(0).len());
         for n in 0..fits + 10 {
             let l = line(n);
-            assert_eq!(seen.redact(l.clone()), redacted(&l));
+            assert_eq!(seen.with_redacted(&l, str::to_owned), redacted(&l));
             assert!(
                 seen.redacted.bytes() <= SEEN_MAX_BYTES && seen.redacted.len() <= SEEN_MAX_LINES
             );
@@ -300,6 +401,46 @@ mod tests {
         assert_eq!(folded.assignments, expected);
         assert_eq!(folded.summary().len(), 1);
         assert!(!folded.summary()[0].pattern.contains("10.0."));
+    }
+
+    /// Repeated lines looked up whole give what redacting and mining each line gives, also
+    /// across the miner's cache emptying itself (more distinct lines than it holds).
+    #[test]
+    fn known_lines_fold_as_each_line_alone_would() {
+        let word = |mut n: usize| -> String {
+            let mut w = String::new();
+            for _ in 0..4 {
+                w.push(char::from(b'a' + (n % 26) as u8));
+                n /= 26;
+            }
+            w
+        };
+        let lines: Vec<String> = (0..200_000usize)
+            .map(|i| {
+                // Every other line repeats one a thousand lines back, some across an emptying.
+                let n = if i % 2 == 0 {
+                    i / 2
+                } else {
+                    (i / 2).saturating_sub(500)
+                };
+                match n % 4 {
+                    0 => format!("session {} opened from 10.0.0.{}", word(n), n % 250),
+                    1 => format!("user {} logged in", word(n % 300)),
+                    2 => format!("job {} done by {}", word(n), word(n / 3)),
+                    _ => format!("{} {} state {}", word(n), word(n / 7), word(n % 11)),
+                }
+            })
+            .collect();
+        let text = lines.join("\n");
+        let folded = fold_lines(text.as_bytes(), false).unwrap();
+        assert!(folded.miner.epoch() > 0, "the miner's cache emptied itself");
+        let mut miner = TemplateMiner::new();
+        let mut counts = RedactionCounts::default();
+        let expected: Vec<_> = lines
+            .iter()
+            .map(|l| miner.insert(&redact(l, &mut counts)))
+            .collect();
+        assert_eq!(folded.assignments, expected);
     }
 
     #[test]

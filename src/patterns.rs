@@ -217,23 +217,36 @@ impl TemplateMiner {
     /// remembered only while its masked form is in the exact-match cache (that is when `insert`
     /// finds it there and changes nothing), and forgotten when that cache empties itself.
     pub fn insert_repeated(&mut self, message: &str) -> PatternId {
+        self.insert_settled(message).0
+    }
+
+    /// [`TemplateMiner::insert_repeated`], and whether its answer is settled: while
+    /// [`TemplateMiner::epoch`] stays as it is now, `insert` returns the same id for this
+    /// message again and changes nothing, so a caller may remember the answer until then.
+    pub(crate) fn insert_settled(&mut self, message: &str) -> (PatternId, bool) {
         if self.lines_epoch != self.cache.clears() {
             self.lines.clear();
             self.lines_epoch = self.cache.clears();
         }
         if let Some(&id) = self.lines.get(message) {
-            return PatternId(id);
+            return (PatternId(id), true);
         }
         let id = self.insert(message);
         if self.lines_epoch != self.cache.clears() {
             self.lines.clear();
             self.lines_epoch = self.cache.clears();
         }
-        if message.len() <= CACHE_MAX_BYTES / 64 && self.cache.get(self.buf.as_str()) == Some(&id.0)
-        {
+        let settled = self.cache.get(self.buf.as_str()) == Some(&id.0);
+        if settled && message.len() <= CACHE_MAX_BYTES / 64 {
             self.lines.insert(message.into(), id.0, message.len());
         }
-        id
+        (id, settled)
+    }
+
+    /// How many times the exact-match cache emptied itself: an answer
+    /// [`TemplateMiner::insert_settled`] called settled holds while this is unchanged.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.cache.clears()
     }
 
     /// The cluster's current template text (variable tokens masked as `<*>`, redaction
@@ -530,8 +543,12 @@ fn tokenize(message: &str, buf: &mut String, spans: &mut Vec<(u32, u32)>) {
         }
         // Cuts are at ASCII bytes, so the slice is always on char boundaries.
         let raw = message.get(start..i).unwrap_or("");
-        let unit = raw.trim_end_matches(|c: char| c.is_ascii() && is_closer(c as u8));
-        if is_unit(unit) && buf.ends_with("<*> ") {
+        // A unit only matters after a masked number: most tokens skip the trim.
+        let unit = buf
+            .ends_with("<*> ")
+            .then(|| raw.trim_end_matches(|c: char| c.is_ascii() && is_closer(c as u8)))
+            .filter(|unit| is_unit(unit));
+        if let Some(unit) = unit {
             buf.push_str(WILDCARD);
             buf.push_str(raw.get(unit.len()..).unwrap_or(""));
         } else {
@@ -735,11 +752,11 @@ fn mask_parts(token: &str, out: &mut String) {
 /// A small seedless multiplicative hasher: deterministic and fast on short keys. Every map
 /// keyed with it is only looked up, never iterated, so it never shapes any output.
 #[derive(Default)]
-struct FxHasher {
+pub(crate) struct FxHasher {
     hash: u64,
 }
 
-type FxBuild = BuildHasherDefault<FxHasher>;
+pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
 
 impl FxHasher {
     #[inline]

@@ -8,50 +8,76 @@
 //! channel is full, the reader prepares the batch before handing it over. The work spreads over
 //! both cores, the fold still sees every item in input order, and memory stays bounded. An
 //! input smaller than one batch never starts a thread.
+//!
+//! A batch is gathered by the caller's [`Gather`]: the readers copy each item's text into one
+//! buffer per batch rather than into a string per item, so a million items cost a few thousand
+//! allocations, not millions, and no thread frees strings another thread allocated (glibc
+//! serializes that on the allocating thread's arena lock).
 
 use std::sync::mpsc::TrySendError;
 
 /// Items as read, or already prepared by the reading thread.
 pub(crate) enum Batch<R, P> {
     /// Still to be prepared, by the worker.
-    Raw(Vec<R>),
+    Raw(R),
     /// Prepared by the reader.
-    Prepared(Vec<P>),
+    Prepared(P),
+}
+
+/// A batch of items as the reading thread gathers them; an item may borrow from the reader's
+/// buffer, and the batch keeps what it needs of it.
+pub(crate) trait Gather: Default + Send {
+    /// One item as the reader hands it over.
+    type Item<'a>;
+    /// Adds one item at the end.
+    fn push(&mut self, item: Self::Item<'_>);
+    /// How many items the batch holds.
+    fn len(&self) -> usize;
+}
+
+/// Owned items, one by one.
+impl<T: Send> Gather for Vec<T> {
+    type Item<'a> = T;
+    fn push(&mut self, item: T) {
+        Vec::push(self, item);
+    }
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
 }
 
 /// Runs `read`, which hands every item it reads to the callback it is given, on this thread, and
 /// `consume` (which prepares raw batches and folds) on a worker that owns `state`. `prepare_here`
-/// is the reader's own preparer, used when the worker is behind. Returns what `read` returned and
-/// the state after every item was folded. Unless `parallel`, no thread is started: `consume`
-/// runs here, batch by batch, and gives the same state.
-pub(crate) fn share<R, P, S, E>(
+/// is the reader's own preparer of a whole batch, used when the worker is behind. Returns what
+/// `read` returned and the state after every item was folded. Unless `parallel`, no thread is
+/// started: `consume` runs here, batch by batch, and gives the same state.
+pub(crate) fn share<B, P, S, E>(
     parallel: bool,
     batch_size: usize,
     state: S,
-    read: impl FnOnce(&mut dyn FnMut(R)) -> E,
-    mut prepare_here: impl FnMut(R) -> Option<P>,
-    consume: impl Fn(&mut S, Batch<R, P>) + Sync,
+    read: impl FnOnce(&mut dyn for<'a> FnMut(B::Item<'a>)) -> E,
+    mut prepare_here: impl FnMut(B) -> P,
+    consume: impl Fn(&mut S, Batch<B, P>) + Sync,
 ) -> (E, S)
 where
-    R: Send,
+    B: Gather,
     P: Send,
     S: Send,
 {
     let consume = &consume;
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch<R, P>>(2);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch<B, P>>(2);
         let mut rx = Some(rx);
         let mut idle = Some(state);
         let mut worker = None;
-        let mut batch: Vec<R> = Vec::with_capacity(batch_size);
-        let read = read(&mut |item| {
+        let mut batch = B::default();
+        let read = read(&mut |item: B::Item<'_>| {
             batch.push(item);
             if batch.len() < batch_size {
                 return;
             }
             if let (false, Some(s)) = (parallel, idle.as_mut()) {
-                let full = std::mem::replace(&mut batch, Vec::with_capacity(batch_size));
-                consume(s, Batch::Raw(full));
+                consume(s, Batch::Raw(std::mem::take(&mut batch)));
                 return;
             }
             if let (Some(mut s), Some(rx)) = (idle.take(), rx.take()) {
@@ -65,13 +91,12 @@ where
                     })
                 }));
             }
-            let full = std::mem::replace(&mut batch, Vec::with_capacity(batch_size));
+            let full = std::mem::take(&mut batch);
             // A send fails only when the worker is gone (it panicked): the join reports that.
             match tx.try_send(Batch::Raw(full)) {
                 Ok(()) | Err(TrySendError::Disconnected(_)) => {}
                 Err(TrySendError::Full(Batch::Raw(items))) => {
-                    let prepared = items.into_iter().filter_map(&mut prepare_here).collect();
-                    let _ = tx.send(Batch::Prepared(prepared));
+                    let _ = tx.send(Batch::Prepared(prepare_here(items)));
                 }
                 Err(TrySendError::Full(prepared)) => {
                     let _ = tx.send(prepared);
@@ -106,7 +131,7 @@ mod tests {
             .into_iter()
             .flat_map(|n| [(n, true), (n, false)])
         {
-            let (count, folded) = share(
+            let (count, folded) = share::<Vec<usize>, _, _, _>(
                 parallel,
                 8,
                 Vec::new(),
@@ -114,7 +139,7 @@ mod tests {
                     (0..n).for_each(&mut *sink);
                     n
                 },
-                |i| Some(i * 2),
+                |items: Vec<usize>| items.into_iter().map(|i| i * 2).collect::<Vec<_>>(),
                 |out: &mut Vec<usize>, batch| match batch {
                     Batch::Raw(items) => out.extend(items.into_iter().map(|i| i * 2)),
                     Batch::Prepared(items) => out.extend(items),

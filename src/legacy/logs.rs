@@ -6,6 +6,7 @@
 //! response. Only `timestamp`, `level`, `service` and `message` are read into strings; `instance`
 //! and `metrics` are skipped by the parser and never exist as values in this process.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 use std::io::Read;
@@ -14,7 +15,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::source::{CHUNK, Shared, Source};
-use super::text::{Object, Text};
+use super::text::{Object, TextRef};
 
 /// A timestamp as the legacy side wrote it; parsed later with the run's time zone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,21 +41,78 @@ pub struct LogEntry {
     pub message: Option<String>,
 }
 
+/// A [`LogEntry`] as the reader parsed it: its strings borrowed from the response's bytes where
+/// they hold no escape, so that the projection copies them into its batches without an
+/// allocation per string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EntryRef<'a> {
+    pub(crate) timestamp: StampRef<'a>,
+    pub(crate) level: Option<Cow<'a, str>>,
+    pub(crate) service: Option<Cow<'a, str>>,
+    pub(crate) message: Option<Cow<'a, str>>,
+}
+
+/// A [`RawStamp`], its text borrowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StampRef<'a> {
+    Text(Cow<'a, str>),
+    Millis(i64),
+    Missing,
+}
+
+impl EntryRef<'_> {
+    /// The entry with its own strings.
+    pub(crate) fn into_owned(self) -> LogEntry {
+        LogEntry {
+            timestamp: match self.timestamp {
+                StampRef::Text(text) => RawStamp::Text(text.into_owned()),
+                StampRef::Millis(ms) => RawStamp::Millis(ms),
+                StampRef::Missing => RawStamp::Missing,
+            },
+            level: self.level.map(Cow::into_owned),
+            service: self.service.map(Cow::into_owned),
+            message: self.message.map(Cow::into_owned),
+        }
+    }
+}
+
+impl LogEntry {
+    /// The entry, borrowed.
+    pub(crate) fn as_ref(&self) -> EntryRef<'_> {
+        EntryRef {
+            timestamp: match &self.timestamp {
+                RawStamp::Text(text) => StampRef::Text(Cow::Borrowed(text)),
+                RawStamp::Millis(ms) => StampRef::Millis(*ms),
+                RawStamp::Missing => StampRef::Missing,
+            },
+            level: self.level.as_deref().map(Cow::Borrowed),
+            service: self.service.as_deref().map(Cow::Borrowed),
+            message: self.message.as_deref().map(Cow::Borrowed),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for LogEntry {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        EntryRef::deserialize(d).map(EntryRef::into_owned)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for EntryRef<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
-        struct Fields {
-            #[serde(default)]
-            timestamp: StampField,
-            #[serde(default)]
-            level: Text,
-            #[serde(default)]
-            service: Text,
-            #[serde(default)]
-            message: Text,
+        struct Fields<'a> {
+            #[serde(default, borrow)]
+            timestamp: StampField<'a>,
+            #[serde(default, borrow)]
+            level: TextRef<'a>,
+            #[serde(default, borrow)]
+            service: TextRef<'a>,
+            #[serde(default, borrow)]
+            message: TextRef<'a>,
         }
         let Object(f) = Object::<Fields>::deserialize(d)?;
-        Ok(LogEntry {
+        Ok(EntryRef {
             timestamp: f.timestamp.0,
             level: f.level.0,
             service: f.service.0,
@@ -63,47 +121,50 @@ impl<'de> Deserialize<'de> for LogEntry {
     }
 }
 
-struct StampField(RawStamp);
+struct StampField<'a>(StampRef<'a>);
 
-impl Default for StampField {
+impl Default for StampField<'_> {
     fn default() -> Self {
-        StampField(RawStamp::Missing)
+        StampField(StampRef::Missing)
     }
 }
 
-impl<'de> Deserialize<'de> for StampField {
+impl<'de: 'a, 'a> Deserialize<'de> for StampField<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = RawStamp;
+            type Value = StampRef<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a timestamp")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawStamp, E> {
-                Ok(RawStamp::Text(v.to_owned()))
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<StampRef<'de>, E> {
+                Ok(StampRef::Text(Cow::Borrowed(v)))
             }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawStamp, E> {
-                Ok(RawStamp::Millis(v))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<StampRef<'de>, E> {
+                Ok(StampRef::Text(Cow::Owned(v.to_owned())))
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawStamp, E> {
-                Ok(i64::try_from(v).map_or(RawStamp::Missing, RawStamp::Millis))
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<StampRef<'de>, E> {
+                Ok(StampRef::Millis(v))
             }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<RawStamp, E> {
-                Ok(RawStamp::Missing)
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<StampRef<'de>, E> {
+                Ok(i64::try_from(v).map_or(StampRef::Missing, StampRef::Millis))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<RawStamp, E> {
-                Ok(RawStamp::Missing)
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<StampRef<'de>, E> {
+                Ok(StampRef::Missing)
             }
-            fn visit_unit<E: de::Error>(self) -> Result<RawStamp, E> {
-                Ok(RawStamp::Missing)
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<StampRef<'de>, E> {
+                Ok(StampRef::Missing)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawStamp, A::Error> {
+            fn visit_unit<E: de::Error>(self) -> Result<StampRef<'de>, E> {
+                Ok(StampRef::Missing)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<StampRef<'de>, A::Error> {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(RawStamp::Missing)
+                Ok(StampRef::Missing)
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawStamp, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StampRef<'de>, A::Error> {
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(RawStamp::Missing)
+                Ok(StampRef::Missing)
             }
         }
         d.deserialize_any(V).map(StampField)
@@ -139,6 +200,14 @@ pub fn read<R: Read>(
     reader: R,
     sink: &mut dyn FnMut(LogEntry),
 ) -> Result<LogsSummary, ReadFailure> {
+    read_with(reader, &mut |e| sink(e.into_owned()), true)
+}
+
+/// [`read`], each entry handed over as parsed, its strings borrowed where they can be.
+pub(crate) fn read_entries<R: Read>(
+    reader: R,
+    sink: &mut dyn for<'e> FnMut(EntryRef<'e>),
+) -> Result<LogsSummary, ReadFailure> {
     read_with(reader, sink, true)
 }
 
@@ -150,12 +219,12 @@ pub fn read_unsplit<R: Read>(
     reader: R,
     sink: &mut dyn FnMut(LogEntry),
 ) -> Result<LogsSummary, ReadFailure> {
-    read_with(reader, sink, false)
+    read_with(reader, &mut |e| sink(e.into_owned()), false)
 }
 
 fn read_with<R: Read>(
     reader: R,
-    sink: &mut dyn FnMut(LogEntry),
+    sink: &mut dyn for<'e> FnMut(EntryRef<'e>),
     split: bool,
 ) -> Result<LogsSummary, ReadFailure> {
     let reader = without_bom(reader).map_err(|_| ReadFailure::Unreadable)?;
@@ -203,7 +272,7 @@ pub fn malformed_at<R: Read>(reader: R) -> Option<(u64, u64)> {
     let reader = without_bom(reader).ok()?;
     let buffered = std::io::BufReader::with_capacity(CHUNK, reader);
     let mut de = serde_json::Deserializer::from_reader(buffered);
-    let mut sink = |_: LogEntry| {};
+    let mut sink = |_: EntryRef<'_>| {};
     let top = TopVisitor::<R> {
         sink: &mut sink,
         source: None,
@@ -232,7 +301,7 @@ fn without_bom<R: Read>(mut reader: R) -> std::io::Result<impl Read> {
 }
 
 struct TopVisitor<'s, R> {
-    sink: &'s mut dyn FnMut(LogEntry),
+    sink: &'s mut dyn for<'e> FnMut(EntryRef<'e>),
     /// Where the entries are cut from, or `None` to parse them as a stream.
     source: Option<&'s RefCell<Source<R>>>,
 }
@@ -281,7 +350,7 @@ impl<'de, R: Read> Visitor<'de> for TopVisitor<'_, R> {
 }
 
 struct Entries<'s, R> {
-    sink: &'s mut dyn FnMut(LogEntry),
+    sink: &'s mut dyn for<'e> FnMut(EntryRef<'e>),
     source: Option<&'s RefCell<Source<R>>>,
 }
 
@@ -313,7 +382,7 @@ impl<'de, R: Read> Visitor<'de> for Entries<'_, R> {
             });
         }
         let mut n = 0u64;
-        while let Some(entry) = seq.next_element::<LogEntry>()? {
+        while let Some(entry) = seq.next_element::<EntryRef>()? {
             (self.sink)(entry);
             n += 1;
         }
@@ -351,7 +420,7 @@ impl SplitError {
 /// elements, whitespace anywhere between, no trailing comma.
 fn split_entries<R: Read>(
     source: &RefCell<Source<R>>,
-    sink: &mut dyn FnMut(LogEntry),
+    sink: &mut dyn for<'e> FnMut(EntryRef<'e>),
 ) -> Result<u64, SplitError> {
     let mut n = 0u64;
     loop {
@@ -369,18 +438,24 @@ fn split_entries<R: Read>(
             (next, 0) => next,
         };
         let cut = if next == Some(b'{') {
-            s.take_element::<LogEntry>()
+            s.element()
         } else {
             None
         };
-        drop(s);
-        let entry = match cut {
-            Some(parsed) => parsed?,
-            None => {
-                LogEntry::deserialize(&mut serde_json::Deserializer::from_reader(Shared(source)))?
+        match cut {
+            Some(bytes) => {
+                // Handed over while its strings still borrow from the buffer, then consumed; one
+                // that fails to parse stays unread, where the streaming parser stopped too.
+                let len = bytes.len();
+                sink(serde_json::from_slice::<EntryRef>(bytes)?);
+                s.consume(len);
             }
-        };
-        sink(entry);
+            None => {
+                drop(s);
+                let mut stream = serde_json::Deserializer::from_reader(Shared(source));
+                sink(EntryRef::deserialize(&mut stream)?);
+            }
+        }
         n += 1;
     }
 }
@@ -558,7 +633,7 @@ mod tests {
                 step,
                 fails,
             };
-            read_with(reader, &mut |e| entries.push(e), split).map(|s| (s, entries))
+            read_with(reader, &mut |e| entries.push(e.into_owned()), split).map(|s| (s, entries))
         };
         [run(true), run(false)]
     }

@@ -12,6 +12,7 @@
 use std::cell::RefCell;
 use std::io::{self, BufRead, BufReader, Read};
 
+#[cfg(test)]
 use serde::de::DeserializeOwned;
 
 /// The buffer's size: bytes read at once.
@@ -103,13 +104,21 @@ impl<R: Read> Source<R> {
     /// have stopped; so an element not whole in the buffer is the streaming parser's to read.
     /// An element that fails to parse stays unread, so the streaming parser stops where this
     /// one did.
+    #[cfg(test)]
     pub(crate) fn take_element<T: DeserializeOwned>(&mut self) -> Option<serde_json::Result<T>> {
-        let len = end_of_value(self.unread())?;
+        let len = self.element()?.len();
         let parsed = serde_json::from_slice(&self.unread()[..len]);
         if parsed.is_ok() {
             self.consume(len);
         }
         Some(parsed)
+    }
+
+    /// The bytes of the object or array that starts at the first unread byte, when all of it is
+    /// in the buffer (see [`Source::take_element`]); nothing is consumed.
+    pub(crate) fn element(&self) -> Option<&[u8]> {
+        let unread = self.unread();
+        Some(&unread[..end_of_value(unread)?])
     }
 }
 

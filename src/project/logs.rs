@@ -15,6 +15,7 @@
 use std::borrow::Cow;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::ops::Range;
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
@@ -25,8 +26,9 @@ use crate::context::LogsLimits;
 use crate::contracts::{
     EvidenceStatus, LogPattern, LogsScope, LogsToolResult, SourceKind, TimelineEvent, Truncation,
 };
-use crate::legacy::logs::{LogEntry, LogsSummary, RawStamp};
-use crate::patterns::{PatternId, TemplateMiner};
+use crate::legacy::logs::{EntryRef, LogEntry, LogsSummary, RawStamp, StampRef};
+use crate::patterns::{FxBuild, PatternId, TemplateMiner};
+use crate::pipeline::Gather;
 use crate::redact::{Correlator, Mark, RedactionCounts, Redactor, redact};
 
 /// How severe a level is; higher is more severe. Unknown levels rank lowest.
@@ -78,21 +80,23 @@ pub fn parse_stamp(raw: &RawStamp, tz: &TimeZone) -> Option<Timestamp> {
     match raw {
         RawStamp::Millis(ms) => Timestamp::from_millisecond(*ms).ok(),
         RawStamp::Missing => None,
-        RawStamp::Text(text) => {
-            let text = text.trim();
-            if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-                return text
-                    .parse::<i64>()
-                    .ok()
-                    .and_then(|ms| Timestamp::from_millisecond(ms).ok());
-            }
-            if let Ok(ts) = text.parse::<Timestamp>() {
-                return Some(ts);
-            }
-            let civil: jiff::civil::DateTime = text.parse().ok()?;
-            tz.to_timestamp(civil).ok()
-        }
+        RawStamp::Text(text) => parse_stamp_text(text, tz),
     }
+}
+
+fn parse_stamp_text(text: &str, tz: &TimeZone) -> Option<Timestamp> {
+    let text = text.trim();
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text
+            .parse::<i64>()
+            .ok()
+            .and_then(|ms| Timestamp::from_millisecond(ms).ok());
+    }
+    if let Ok(ts) = text.parse::<Timestamp>() {
+        return Some(ts);
+    }
+    let civil: jiff::civil::DateTime = text.parse().ok()?;
+    tz.to_timestamp(civil).ok()
 }
 
 /// Formats a timestamp as RFC 3339 with the zone's offset at that instant.
@@ -155,15 +159,16 @@ struct Group {
 }
 
 /// An entry made safe: timestamp parsed, level normalized, every string redacted. This is all
-/// the folding stage needs, and nothing it holds can leak.
+/// the folding stage needs, and nothing it holds can leak. Its strings borrow from the batch
+/// they were read into when redaction left them as they were.
 #[derive(Debug)]
-pub struct Prepared {
+pub struct Prepared<'b> {
     timestamp: Timestamp,
     index: u64,
     level: Level,
-    service: String,
+    service: Cow<'b, str>,
     /// The whole redacted message (templates are mined from it before any cut).
-    message: String,
+    message: Cow<'b, str>,
     /// Where its labelled placeholders sit and what they replaced, when the call correlates
     /// (labels are numbered when folding, in input order, whoever prepared the entry).
     marks: Vec<Mark>,
@@ -178,10 +183,14 @@ pub(crate) struct Preparer<'a> {
     skipped: u64,
     /// Bytes cut from levels and service names by `max_field_bytes`.
     field_cut: u64,
-    /// Service names already prepared: a response names a handful of services over and over.
-    services: ClearingMap<PreparedField>,
+    /// Service names already prepared: a response names a handful of services over and over
+    /// (looked up, never iterated: the hasher shapes no output).
+    services: ClearingMap<PreparedField, FxBuild>,
     /// Whether messages are redacted with marks, for correlation labels.
     correlate: bool,
+    /// The last timestamp text parsed and what it gave: entries come in time order, many to a
+    /// second, so most repeat the one before.
+    last_stamp: Option<(String, Option<Timestamp>)>,
 }
 
 /// A field as [`Preparer`] made it safe, with what that took, to be tallied again on every
@@ -194,11 +203,15 @@ struct PreparedField {
 
 impl PreparedField {
     /// Adds what preparing the field took to `counts` and `cut`, as if it were done again; the
-    /// field as prepared.
-    fn tally(&self, counts: &mut RedactionCounts, cut: &mut u64) -> String {
+    /// field as prepared, borrowed from `raw` when that is what it is.
+    fn tally<'s>(&self, raw: &'s str, counts: &mut RedactionCounts, cut: &mut u64) -> Cow<'s, str> {
         counts.merge(&self.counts);
         *cut += self.cut;
-        self.kept.clone()
+        if self.kept == raw {
+            Cow::Borrowed(raw)
+        } else {
+            Cow::Owned(self.kept.clone())
+        }
     }
 }
 
@@ -216,6 +229,7 @@ impl<'a> Preparer<'a> {
             field_cut: 0,
             services: ClearingMap::new(SERVICE_MEMO.0, SERVICE_MEMO.1),
             correlate: false,
+            last_stamp: None,
         }
     }
 
@@ -227,8 +241,8 @@ impl<'a> Preparer<'a> {
 
     /// Prepares the entry at position `index` of the input, or counts it as skipped (no usable
     /// timestamp or message).
-    pub fn prepare(&mut self, index: u64, entry: LogEntry) -> Option<Prepared> {
-        let Some(timestamp) = parse_stamp(&entry.timestamp, self.tz) else {
+    pub(crate) fn prepare<'b>(&mut self, index: u64, entry: EntryRef<'b>) -> Option<Prepared<'b>> {
+        let Some(timestamp) = self.timestamp(&entry.timestamp) else {
             self.skipped += 1;
             return None;
         };
@@ -241,8 +255,12 @@ impl<'a> Preparer<'a> {
             Cow::Owned(other) => Cow::Owned(self.cut_field(&other)),
             known => known,
         };
-        let service = self.service(entry.service.as_deref().unwrap_or_default().trim());
-        // Most messages need no change: keep the string already allocated by the parser.
+        let service = match entry.service {
+            Some(Cow::Borrowed(raw)) => self.service(raw.trim()),
+            Some(Cow::Owned(raw)) => Cow::Owned(self.service(raw.trim()).into_owned()),
+            None => self.service(""),
+        };
+        // Most messages need no change: keep the text as read.
         let mut marks = Vec::new();
         let redacted = if self.correlate {
             Redactor::shared().redact_marked(&raw_message, &mut marks, &mut self.counts)
@@ -253,7 +271,7 @@ impl<'a> Preparer<'a> {
             Cow::Owned(changed) => Some(changed),
             Cow::Borrowed(_) => None,
         };
-        let message = redacted.unwrap_or(raw_message);
+        let message = redacted.map_or(raw_message, Cow::Owned);
         Some(Prepared {
             timestamp,
             index,
@@ -264,11 +282,30 @@ impl<'a> Preparer<'a> {
         })
     }
 
+    /// The entry's time; a text is parsed once for a run of entries that repeat it.
+    fn timestamp(&mut self, raw: &StampRef<'_>) -> Option<Timestamp> {
+        match raw {
+            StampRef::Millis(ms) => Timestamp::from_millisecond(*ms).ok(),
+            StampRef::Missing => None,
+            StampRef::Text(text) => match &mut self.last_stamp {
+                Some((last, parsed)) if last == text => *parsed,
+                memo => {
+                    let parsed = parse_stamp_text(text, self.tz);
+                    let (last, at) = memo.get_or_insert_with(|| (String::new(), None));
+                    last.clear();
+                    last.push_str(text);
+                    *at = parsed;
+                    parsed
+                }
+            },
+        }
+    }
+
     /// A service name redacted and cut to `max_field_bytes`, tallied as if done afresh; each
     /// distinct name is worked out once.
-    fn service(&mut self, raw: &str) -> String {
+    fn service<'s>(&mut self, raw: &'s str) -> Cow<'s, str> {
         if let Some(known) = self.services.get(raw) {
-            return known.tally(&mut self.counts, &mut self.field_cut);
+            return known.tally(raw, &mut self.counts, &mut self.field_cut);
         }
         let mut counts = RedactionCounts::default();
         let redacted = redact(raw, &mut counts);
@@ -278,10 +315,16 @@ impl<'a> Preparer<'a> {
             counts,
             cut: cut as u64,
         };
-        let kept = field.tally(&mut self.counts, &mut self.field_cut);
+        let kept = field
+            .tally(raw, &mut self.counts, &mut self.field_cut)
+            .into_owned();
         self.services
             .insert(raw.into(), field, raw.len() + kept.len());
-        kept
+        if kept == raw {
+            Cow::Borrowed(raw)
+        } else {
+            Cow::Owned(kept)
+        }
     }
 
     /// Cuts a level or service name to `max_field_bytes`, tallying what was removed: a cut field
@@ -295,6 +338,120 @@ impl<'a> Preparer<'a> {
     }
 }
 
+/// Entries as read, a batch at a time: their strings copied into one buffer, so reading costs
+/// no allocation per string and the preparing thread frees nothing the reading one allocated.
+#[derive(Default)]
+pub(crate) struct Entries {
+    text: String,
+    cuts: Vec<Cut>,
+}
+
+/// One entry of [`Entries`]: its position in the input and where its strings are.
+struct Cut {
+    index: u64,
+    timestamp: StampCut,
+    level: Option<Range<usize>>,
+    service: Option<Range<usize>>,
+    message: Option<Range<usize>>,
+}
+
+enum StampCut {
+    Text(Range<usize>),
+    Millis(i64),
+    Missing,
+}
+
+impl Gather for Entries {
+    type Item<'a> = (u64, EntryRef<'a>);
+
+    fn push(&mut self, (index, entry): (u64, EntryRef<'_>)) {
+        let text = &mut self.text;
+        let mut keep = |s: &str| {
+            let start = text.len();
+            text.push_str(s);
+            start..text.len()
+        };
+        let timestamp = match &entry.timestamp {
+            StampRef::Text(t) => StampCut::Text(keep(t)),
+            StampRef::Millis(ms) => StampCut::Millis(*ms),
+            StampRef::Missing => StampCut::Missing,
+        };
+        let level = entry.level.as_deref().map(&mut keep);
+        let service = entry.service.as_deref().map(&mut keep);
+        let message = entry.message.as_deref().map(&mut keep);
+        self.cuts.push(Cut {
+            index,
+            timestamp,
+            level,
+            service,
+            message,
+        });
+    }
+
+    fn len(&self) -> usize {
+        self.cuts.len()
+    }
+}
+
+impl Entries {
+    /// The entry as read.
+    fn entry(&self, cut: &Cut) -> EntryRef<'_> {
+        let at = |range: &Range<usize>| Cow::Borrowed(self.text.get(range.clone()).unwrap_or(""));
+        EntryRef {
+            timestamp: match &cut.timestamp {
+                StampCut::Text(range) => StampRef::Text(at(range)),
+                StampCut::Millis(ms) => StampRef::Millis(*ms),
+                StampCut::Missing => StampRef::Missing,
+            },
+            level: cut.level.as_ref().map(at),
+            service: cut.service.as_ref().map(at),
+            message: cut.message.as_ref().map(at),
+        }
+    }
+
+    /// Every entry prepared by `prep`, for the folding thread.
+    pub(crate) fn prepare(&self, prep: &mut Preparer<'_>) -> PreparedEntries {
+        let mut done = PreparedEntries::default();
+        for cut in &self.cuts {
+            let Some(p) = prep.prepare(cut.index, self.entry(cut)) else {
+                continue;
+            };
+            let text = &mut done.text;
+            let mut keep = |s: &str| {
+                let start = text.len();
+                text.push_str(s);
+                start..text.len()
+            };
+            let (service, message) = (keep(&p.service), keep(&p.message));
+            done.items.push(KeptEntry {
+                timestamp: p.timestamp,
+                index: p.index,
+                level: p.level,
+                service,
+                message,
+                marks: p.marks,
+            });
+        }
+        done
+    }
+}
+
+/// A batch the reading thread prepared: [`Prepared`] entries, their strings in one buffer.
+#[derive(Default)]
+pub(crate) struct PreparedEntries {
+    text: String,
+    items: Vec<KeptEntry>,
+}
+
+struct KeptEntry {
+    timestamp: Timestamp,
+    index: u64,
+    level: Level,
+    service: Range<usize>,
+    message: Range<usize>,
+    marks: Vec<Mark>,
+}
+
 /// A projection in progress.
 pub struct LogsProjector<'a> {
     prep: Preparer<'a>,
@@ -304,7 +461,8 @@ pub struct LogsProjector<'a> {
     tz: &'a TimeZone,
     miner: TemplateMiner,
     groups: Vec<Group>,
-    index: HashMap<(Level, PatternId), usize>,
+    /// Groups by (level, pattern); looked up, never iterated, so its hasher shapes no output.
+    index: HashMap<(Level, PatternId), usize, FxBuild>,
     heap: BinaryHeap<Candidate>,
     heap_cap: usize,
     /// Labels for the timeline's placeholders, when the call correlates.
@@ -339,7 +497,7 @@ impl<'a> LogsProjector<'a> {
             tz,
             miner: TemplateMiner::new(),
             groups: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             heap: BinaryHeap::with_capacity(heap_cap + 1),
             heap_cap,
             correlator: None,
@@ -369,10 +527,32 @@ impl<'a> LogsProjector<'a> {
         self.tz
     }
 
-    /// Prepares an entry with this projector's own preparer (for a caller that splits the work
-    /// between threads; see [`LogsProjector::absorb`]).
-    pub fn prepare(&mut self, index: u64, entry: LogEntry) -> Option<Prepared> {
-        self.prep.prepare(index, entry)
+    /// Prepares (with this projector's own preparer) and folds a batch of entries as read, or
+    /// folds one the reading thread prepared.
+    pub(crate) fn fold_batch(&mut self, batch: crate::pipeline::Batch<Entries, PreparedEntries>) {
+        match batch {
+            crate::pipeline::Batch::Raw(entries) => {
+                for cut in &entries.cuts {
+                    if let Some(prepared) = self.prep.prepare(cut.index, entries.entry(cut)) {
+                        self.fold(prepared);
+                    }
+                }
+            }
+            crate::pipeline::Batch::Prepared(done) => {
+                let PreparedEntries { text, items } = done;
+                for kept in items {
+                    let at = |range: Range<usize>| Cow::Borrowed(text.get(range).unwrap_or(""));
+                    self.fold(Prepared {
+                        timestamp: kept.timestamp,
+                        index: kept.index,
+                        level: kept.level,
+                        service: at(kept.service),
+                        message: at(kept.message),
+                        marks: kept.marks,
+                    });
+                }
+            }
+        }
     }
 
     /// Takes in the tallies of a preparer that ran elsewhere, and the number of entries read.
@@ -385,6 +565,11 @@ impl<'a> LogsProjector<'a> {
 
     /// Prepares and folds one entry.
     pub fn push(&mut self, entry: LogEntry) {
+        self.push_entry(entry.as_ref());
+    }
+
+    /// [`LogsProjector::push`] for an entry as the reader parsed it.
+    pub(crate) fn push_entry(&mut self, entry: EntryRef<'_>) {
         let index = self.seen;
         self.seen += 1;
         if let Some(prepared) = self.prep.prepare(index, entry) {
@@ -392,8 +577,10 @@ impl<'a> LogsProjector<'a> {
         }
     }
 
-    /// Folds one prepared entry in: template, group, timeline candidates.
-    pub fn fold(&mut self, prepared: Prepared) {
+    /// Folds one prepared entry in: template, group, timeline candidates. The event is copied
+    /// out of the entry only where it is kept (a new group, a group's newer latest event, a
+    /// timeline candidate).
+    pub fn fold(&mut self, prepared: Prepared<'_>) {
         let Prepared {
             timestamp,
             index,
@@ -405,54 +592,66 @@ impl<'a> LogsProjector<'a> {
         let pattern = self.miner.insert(&message);
         // Templates keep plain placeholders; the timeline's copy is labelled here, in input
         // order, before the cut, so a label counts toward the bound like any other byte.
-        let mut message = match &mut self.correlator {
-            Some(c) if !marks.is_empty() => c.label(&message, &marks),
-            _ => message,
+        let labelled;
+        let message: &str = match &mut self.correlator {
+            Some(c) if !marks.is_empty() => {
+                labelled = c.label(&message, &marks);
+                &labelled
+            }
+            _ => &message,
         };
-        // The template was mined from the whole message; only the cut stays (cut in place).
-        let kept = redacted_prefix_within(&message, self.limits.max_message_bytes)
-            .0
-            .len();
-        let message_cut = message.len() - kept;
-        message.truncate(kept);
-        let event = Event {
+        // The template was mined from the whole message; only the cut stays.
+        let (kept, message_cut) = redacted_prefix_within(message, self.limits.max_message_bytes);
+        let severity = severity(&level);
+        let event = || Event {
             timestamp,
             index,
-            severity: severity(&level),
-            level,
-            service,
-            message,
+            severity,
+            level: level.clone(),
+            service: service.clone().into_owned(),
+            message: kept.to_owned(),
             message_cut,
         };
-
-        self.offer_candidate(&event);
-        let key = (event.level.clone(), pattern);
-        match self.index.get(&key) {
+        let priority = (severity, timestamp, Reverse(index));
+        let candidate = self.heap_cap > 0
+            && (self.heap.len() < self.heap_cap
+                || self
+                    .heap
+                    .peek()
+                    .is_some_and(|worst| priority > worst.0.priority()));
+        if candidate {
+            if self.heap.len() >= self.heap_cap {
+                self.heap.pop();
+            }
+            self.heap.push(Candidate(event()));
+        }
+        match self.index.get(&(level.clone(), pattern)) {
             Some(&g) => {
                 let group = &mut self.groups[g];
                 group.count += 1;
                 group.first_seen = group.first_seen.min(timestamp);
                 group.last_seen = group.last_seen.max(timestamp);
-                if !group.services.contains(&event.service) {
+                if !group.services.iter().any(|s| *s == *service) {
                     if group.services.len() < self.limits.max_services {
-                        group.services.push(event.service.clone());
+                        group.services.push(service.clone().into_owned());
                     } else {
                         group.services_dropped = true;
                     }
                 }
                 if timestamp > group.latest.timestamp {
-                    group.latest = event;
+                    group.latest = event();
                 }
             }
             None => {
-                self.index.insert(key, self.groups.len());
+                self.index
+                    .insert((level.clone(), pattern), self.groups.len());
                 let services = if self.limits.max_services > 0 {
-                    vec![event.service.clone()]
+                    vec![service.clone().into_owned()]
                 } else {
                     Vec::new()
                 };
                 self.groups.push(Group {
-                    level: event.level.clone(),
+                    level: level.clone(),
                     pattern,
                     count: 1,
                     first_index: index,
@@ -460,25 +659,9 @@ impl<'a> LogsProjector<'a> {
                     last_seen: timestamp,
                     services,
                     services_dropped: false,
-                    latest: event,
+                    latest: event(),
                 });
             }
-        }
-    }
-
-    fn offer_candidate(&mut self, event: &Event) {
-        if self.heap_cap == 0 {
-            return;
-        }
-        if self.heap.len() < self.heap_cap {
-            self.heap.push(Candidate(event.clone()));
-        } else if self
-            .heap
-            .peek()
-            .is_some_and(|worst| event.priority() > worst.0.priority())
-        {
-            self.heap.pop();
-            self.heap.push(Candidate(event.clone()));
         }
     }
 

@@ -117,7 +117,7 @@ fn inline<'a, R: std::io::Read>(
     (crate::legacy::logs::LogsSummary, logs::LogsProjector<'a>),
     crate::legacy::logs::ReadFailure,
 > {
-    let summary = crate::legacy::logs::read(reader, &mut |e| projector.push(e))?;
+    let summary = crate::legacy::logs::read_entries(reader, &mut |e| projector.push_entry(e))?;
     Ok((summary, projector))
 }
 
@@ -132,31 +132,22 @@ fn stream<'a, R: std::io::Read>(
     (crate::legacy::logs::LogsSummary, logs::LogsProjector<'a>),
     crate::legacy::logs::ReadFailure,
 > {
-    use crate::pipeline::{Batch, share};
+    use crate::pipeline::share;
     let mut prep = projector.preparer();
-    let ((read, seen), mut projector) = share(
+    let ((read, seen), mut projector) = share::<logs::Entries, _, _, _>(
         true,
         BATCH,
         projector,
         |sink| {
             let mut seen = 0u64;
-            let read = crate::legacy::logs::read(reader, &mut |entry| {
+            let read = crate::legacy::logs::read_entries(reader, &mut |entry| {
                 sink((seen, entry));
                 seen += 1;
             });
             (read, seen)
         },
-        |(i, e)| prep.prepare(i, e),
-        |p: &mut logs::LogsProjector<'a>, batch| match batch {
-            Batch::Raw(entries) => {
-                for (i, e) in entries {
-                    if let Some(prepared) = p.prepare(i, e) {
-                        p.fold(prepared);
-                    }
-                }
-            }
-            Batch::Prepared(entries) => entries.into_iter().for_each(|e| p.fold(e)),
-        },
+        |entries: logs::Entries| entries.prepare(&mut prep),
+        |p: &mut logs::LogsProjector<'a>, batch| p.fold_batch(batch),
     );
     projector.absorb(prep, seen);
     read.map(|summary| (summary, projector))
