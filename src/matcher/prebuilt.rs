@@ -35,7 +35,7 @@ pub(super) fn find(pattern: &str) -> Option<(&'static str, Regex<dense::DFA<&'st
 }
 
 /// Reads one DFA, checking all of it (every transition must name a state): about 0.55 µs a
-/// KiB, which is why only the smaller DFAs are kept (`write_prebuilt_dfas`). Bytes from another
+/// KiB, which is why only DFAs up to 1 MiB a pattern are kept (`write_prebuilt_dfas`). Bytes from another
 /// regex-automata format or another endianness are refused, and the pattern is compiled.
 fn read(bytes: &'static [u8]) -> Option<dense::DFA<&'static [u32]>> {
     if bytes.is_empty() {
