@@ -23,38 +23,89 @@
 //!
 //! [`Matcher`] wraps `regex_automata::meta::Regex` (the engine behind `regex::Regex`) and offers
 //! the small part of the `regex` API the rules use, with the same leftmost-first semantics.
+//!
+//! Even so, compiling the rules was most of a 100-entry call: 50M of its 75M instructions,
+//! and on the calling thread the lazy DFAs building their first states took 9M more. So the
+//! patterns whose minimized DFAs are not too big are built ahead of time (`prebuilt`): a matcher
+//! then reads its forward and reverse dense DFAs in place from the binary, searches with them
+//! (the same forward-then-reverse search the meta regex runs with its lazy DFA, never giving
+//! up), and compiles a regex only for a match whose groups a rule asks for, which it reads
+//! anchored on the span the DFAs found, as the meta regex does. A pattern with no stored DFAs
+//! (too big, or changed since they were written) is compiled as before. Tests hold the stored
+//! DFAs to the catalogue and to the compiled patterns' answers.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
+use regex_automata::dfa::{dense, regex::Regex as DfaRegex};
 use regex_automata::meta::{self, Regex};
 use regex_automata::util::{captures, syntax};
-use regex_automata::{Input, Span};
+use regex_automata::{Anchored, Input, Span};
+
+mod prebuilt;
+
+/// A rule's DFAs as `prebuilt` stores them, read in place from the binary.
+type Dfa = DfaRegex<dense::DFA<&'static [u32]>>;
 
 /// A compiled rule; build it once, in a `LazyLock`.
 #[derive(Debug)]
 pub(crate) struct Matcher {
-    re: Regex,
+    engine: Engine,
     /// Kept for the test that holds the byte engine to `regex`'s Unicode one.
     #[cfg(test)]
     pattern: Box<str>,
 }
 
+#[derive(Debug)]
+enum Engine {
+    /// Compiled now: a pattern whose DFAs are too big to ship.
+    Compiled(Regex),
+    /// Built ahead of time (see `prebuilt`).
+    Prebuilt(Box<Prebuilt>),
+}
+
+/// A rule built ahead of time: the DFAs find every match; the groups, which need an NFA, are
+/// read with a regex compiled on the first search that needs them.
+#[derive(Debug)]
+struct Prebuilt {
+    dfa: Dfa,
+    pattern: &'static str,
+    groups: OnceLock<Regex>,
+}
+
+fn syntax_config() -> syntax::Config {
+    syntax::Config::new().unicode(false).utf8(false)
+}
+
 impl Matcher {
-    /// Compiles `pattern` over bytes, with no literal prefilter. A pattern must keep the shape
-    /// the module documentation describes, or its spans may split a character.
+    /// Compiles `pattern` over bytes, with no literal prefilter, or takes its DFAs from the
+    /// ones built ahead of time. A pattern must keep the shape the module documentation
+    /// describes, or its spans may split a character.
     pub(crate) fn new(pattern: &str) -> Result<Matcher, Box<meta::BuildError>> {
-        let config = Regex::config().auto_prefilter(false);
-        let syntax = syntax::Config::new().unicode(false).utf8(false);
-        Regex::builder()
-            .configure(config)
-            .syntax(syntax)
-            .build(pattern)
-            .map(|re| Matcher {
-                re,
-                #[cfg(test)]
-                pattern: pattern.into(),
-            })
-            .map_err(Box::new)
+        let engine = match prebuilt::find(pattern) {
+            Some((pattern, dfa)) => Engine::Prebuilt(Box::new(Prebuilt {
+                dfa,
+                pattern,
+                groups: OnceLock::new(),
+            })),
+            None => Engine::Compiled(compile(pattern, Regex::config().auto_prefilter(false))?),
+        };
+        Ok(Matcher {
+            engine,
+            #[cfg(test)]
+            pattern: pattern.into(),
+        })
+    }
+
+    /// This pattern compiled now, whether or not it was built ahead of time.
+    #[cfg(test)]
+    fn compiled(pattern: &str) -> Matcher {
+        Matcher {
+            engine: Engine::Compiled(
+                compile(pattern, Regex::config().auto_prefilter(false)).expect("valid"),
+            ),
+            pattern: pattern.into(),
+        }
     }
 
     /// Compiles several patterns into one matcher that says which of them matched
@@ -62,14 +113,12 @@ impl Matcher {
     /// slower engines that read groups: at one position the earlier pattern wins, as the earlier
     /// alternative does. Every pattern has the shape [`Matcher::new`] asks for.
     pub(crate) fn new_many(patterns: &[&str]) -> Result<Matcher, Box<meta::BuildError>> {
-        let config = Regex::config().auto_prefilter(false);
-        let syntax = syntax::Config::new().unicode(false).utf8(false);
         Regex::builder()
-            .configure(config)
-            .syntax(syntax)
+            .configure(Regex::config().auto_prefilter(false))
+            .syntax(syntax_config())
             .build_many(patterns)
             .map(|re| Matcher {
-                re,
+                engine: Engine::Compiled(re),
                 // The one-pattern regex the tests hold it to: every pattern an alternative.
                 #[cfg(test)]
                 pattern: patterns
@@ -90,9 +139,11 @@ impl Matcher {
         start: usize,
     ) -> Option<(usize, Match<'h>)> {
         let input = Input::new(hay).range(start..);
-        self.re
-            .find(input)
-            .map(|m| (m.pattern().as_usize(), Match::new(hay, m.span())))
+        let m = match &self.engine {
+            Engine::Compiled(re) => re.find(input),
+            Engine::Prebuilt(p) => p.dfa.find(input),
+        };
+        m.map(|m| (m.pattern().as_usize(), Match::new(hay, m.span())))
     }
 
     #[cfg(test)]
@@ -100,30 +151,53 @@ impl Matcher {
         &self.pattern
     }
 
+    /// Builds now whatever a later search could still have to compile: the regex that reads
+    /// the groups of a rule built ahead of time.
+    pub(crate) fn warm_up(&self) {
+        if let Engine::Prebuilt(p) = &self.engine {
+            groups_regex(&p.groups, p.pattern);
+        }
+    }
+
     /// Every non-overlapping match, leftmost-first, like `regex::Regex::find_iter`.
     pub(crate) fn find_iter<'r, 'h>(&'r self, hay: &'h str) -> impl Iterator<Item = Match<'h>> + 'r
     where
         'h: 'r,
     {
-        self.re
-            .find_iter(hay)
-            .map(move |m| Match::new(hay, m.span()))
+        let spans = match &self.engine {
+            Engine::Compiled(re) => Spans::Compiled(re.find_iter(hay)),
+            Engine::Prebuilt(p) => Spans::Prebuilt(p.dfa.find_iter(hay)),
+        };
+        spans.map(move |m| Match::new(hay, m.span()))
     }
 
     /// The first match starting at or after `start`, looking behind it for context, like
     /// `regex::Regex::find_at`.
     pub(crate) fn find_at<'h>(&self, hay: &'h str, start: usize) -> Option<Match<'h>> {
         let input = Input::new(hay).range(start..);
-        self.re.find(input).map(|m| Match::new(hay, m.span()))
+        let m = match &self.engine {
+            Engine::Compiled(re) => re.find(input),
+            Engine::Prebuilt(p) => p.dfa.find(input),
+        };
+        m.map(|m| Match::new(hay, m.span()))
     }
 
     /// The first match starting at or after `start`, with its groups, like
     /// `regex::Regex::captures_at`.
     pub(crate) fn captures_at<'h>(&self, hay: &'h str, start: usize) -> Option<Captures<'h>> {
-        let mut caps = self.re.create_captures();
-        self.re
-            .search_captures(&Input::new(hay).range(start..), &mut caps);
-        caps.is_match().then_some(Captures { hay, caps })
+        let input = Input::new(hay).range(start..);
+        match &self.engine {
+            Engine::Compiled(re) => {
+                let mut caps = re.create_captures();
+                re.search_captures(&input, &mut caps);
+                caps.is_match().then_some(Captures { hay, caps })
+            }
+            Engine::Prebuilt(p) => {
+                let m = p.dfa.find(input)?;
+                let caps = groups_at(groups_regex(&p.groups, p.pattern), hay, m.span());
+                Some(Captures { hay, caps })
+            }
+        }
     }
 
     /// Every non-overlapping match with its groups, like `regex::Regex::captures_iter`.
@@ -134,9 +208,83 @@ impl Matcher {
     where
         'h: 'r,
     {
-        self.re
-            .captures_iter(hay)
-            .map(move |caps| Captures { hay, caps })
+        let all = match &self.engine {
+            Engine::Compiled(re) => AllCaptures::Compiled(re.captures_iter(hay)),
+            Engine::Prebuilt(p) => {
+                AllCaptures::Prebuilt(p.dfa.find_iter(hay), hay, p.pattern, &p.groups)
+            }
+        };
+        all.map(move |caps| Captures { hay, caps })
+    }
+}
+
+fn compile(pattern: &str, config: meta::Config) -> Result<Regex, Box<meta::BuildError>> {
+    Regex::builder()
+        .configure(config)
+        .syntax(syntax_config())
+        .build(pattern)
+        .map_err(Box::new)
+}
+
+/// The regex that reads a prebuilt rule's groups: it only ever searches a match the DFAs
+/// found, anchored there, so it needs no lazy DFA (and no reversed NFA for one).
+fn groups_regex<'g>(groups: &'g OnceLock<Regex>, pattern: &str) -> &'g Regex {
+    groups.get_or_init(|| {
+        let config = Regex::config().auto_prefilter(false).hybrid(false);
+        compile(pattern, config).expect("a prebuilt pattern compiled when it was built")
+    })
+}
+
+/// The groups of the match at `span`, read the way the meta regex reads them once its DFA has
+/// found a match: anchored at its start, bounded by its end, with the text around it in view.
+fn groups_at(re: &Regex, hay: &str, span: Span) -> captures::Captures {
+    let mut caps = re.create_captures();
+    re.search_captures(
+        &Input::new(hay).span(span).anchored(Anchored::Yes),
+        &mut caps,
+    );
+    caps
+}
+
+/// The matches of either engine.
+enum Spans<'r, 'h> {
+    Compiled(meta::FindMatches<'r, 'h>),
+    Prebuilt(regex_automata::dfa::regex::FindMatches<'r, 'h, dense::DFA<&'static [u32]>>),
+}
+
+impl Iterator for Spans<'_, '_> {
+    type Item = regex_automata::Match;
+
+    fn next(&mut self) -> Option<regex_automata::Match> {
+        match self {
+            Spans::Compiled(it) => it.next(),
+            Spans::Prebuilt(it) => it.next(),
+        }
+    }
+}
+
+/// The matches of either engine, with their groups.
+enum AllCaptures<'r, 'h> {
+    Compiled(meta::CapturesMatches<'r, 'h>),
+    Prebuilt(
+        regex_automata::dfa::regex::FindMatches<'r, 'h, dense::DFA<&'static [u32]>>,
+        &'h str,
+        &'static str,
+        &'r OnceLock<Regex>,
+    ),
+}
+
+impl Iterator for AllCaptures<'_, '_> {
+    type Item = captures::Captures;
+
+    fn next(&mut self) -> Option<captures::Captures> {
+        match self {
+            AllCaptures::Compiled(it) => it.next(),
+            AllCaptures::Prebuilt(it, hay, pattern, groups) => {
+                let m = it.next()?;
+                Some(groups_at(groups_regex(groups, pattern), hay, m.span()))
+            }
+        }
     }
 }
 
@@ -237,6 +385,149 @@ mod tests {
                     .map(|c| (0..3).map(|i| c.get(i).map(|m| m.as_str())).collect())
                     .collect();
                 assert_eq!(got, want, "captures_iter {p:?} on {h:?}");
+            }
+        }
+    }
+
+    /// Every distinct pattern of the catalogue, in catalogue order.
+    fn catalogue_patterns() -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for rule in crate::redact::catalogue() {
+            for m in rule.matchers {
+                let m: &'static Matcher = m;
+                if !out.contains(&m.pattern()) {
+                    out.push(m.pattern());
+                }
+            }
+        }
+        out
+    }
+
+    /// A pattern's DFAs are kept when both together serialize to at most this many bytes.
+    /// Checking them at start-up costs about 0.55 µs a KiB, so the largest kept (the key/value
+    /// rule's 850 KiB) cost about what compiling them would, but then search without building
+    /// lazy DFA states: 58.5–59.4M instructions for the 100-entry call against 64.0M with a
+    /// 256 KiB cap. Only the warm-up thread reads the ones a call does not use.
+    const MAX_PREBUILT_BYTES: usize = 1 << 20;
+
+    /// The DFAs of `pattern` as `prebuilt` stores them, or `None` when they are too big.
+    fn build_dfas(pattern: &str) -> Option<(Vec<u8>, Vec<u8>)> {
+        use regex_automata::dfa::regex::Builder;
+        let dense = dense::Config::new()
+            .minimize(true)
+            .dfa_size_limit(Some(4 << 20))
+            .determinize_size_limit(Some(64 << 20));
+        let re = Builder::new()
+            .syntax(syntax_config())
+            .dense(dense)
+            .build(pattern)
+            .ok()?;
+        let (fwd, fwd_pad) = re.forward().to_bytes_little_endian();
+        let (rev, rev_pad) = re.reverse().to_bytes_little_endian();
+        let (fwd, rev) = (fwd[fwd_pad..].to_vec(), rev[rev_pad..].to_vec());
+        (fwd.len() + rev.len() <= MAX_PREBUILT_BYTES).then_some((fwd, rev))
+    }
+
+    /// Writes `prebuilt.dfa` and `prebuilt_index.rs` from the catalogue's patterns. Slow in a
+    /// debug build (minimizing the DFAs); run it with `--release`.
+    #[test]
+    #[ignore = "writes src/matcher/prebuilt.*; run it after changing a rule's pattern"]
+    fn write_prebuilt_dfas() {
+        let mut blob: Vec<u8> = Vec::new();
+        let mut index = String::from(
+            "// @generated by `cargo test --release --lib write_prebuilt_dfas -- --ignored`; \
+             do not edit.\nstatic INDEX: &[(&str, usize, usize, usize)] = &[\n",
+        );
+        for p in catalogue_patterns() {
+            let (fwd_at, rev_at) = match build_dfas(p) {
+                Some((fwd, rev)) => {
+                    let fwd_at = blob.len();
+                    blob.extend_from_slice(&fwd);
+                    blob.resize(blob.len().next_multiple_of(8), 0);
+                    let rev_at = blob.len();
+                    blob.extend_from_slice(&rev);
+                    (fwd_at, rev_at)
+                }
+                None => (blob.len(), blob.len()),
+            };
+            let end = blob.len();
+            blob.resize(blob.len().next_multiple_of(8), 0);
+            index.push_str(&format!("    ({p:?}, {fwd_at}, {rev_at}, {end}),\n"));
+        }
+        index.push_str("];\n");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/matcher/");
+        std::fs::write(format!("{dir}prebuilt.dfa"), &blob).expect("write prebuilt.dfa");
+        std::fs::write(format!("{dir}prebuilt_index.rs"), index).expect("write the index");
+    }
+
+    /// The stored DFAs pass the full check the start-up skips, and are those of the
+    /// catalogue's patterns (none missing, none left over).
+    #[test]
+    fn prebuilt_dfas_are_valid_and_current() {
+        let mut stored: Vec<&str> = prebuilt::entries().map(|(p, _)| p).collect();
+        let mut current = catalogue_patterns();
+        stored.sort_unstable();
+        current.sort_unstable();
+        assert_eq!(
+            stored, current,
+            "the rules' patterns changed; run `cargo test --release --lib write_prebuilt_dfas \
+             -- --ignored` and commit src/matcher/prebuilt.*"
+        );
+        let mut kept = 0;
+        for (p, dfas) in prebuilt::entries() {
+            let Some((fwd, rev)) = dfas else { continue };
+            for bytes in [fwd, rev] {
+                dense::DFA::from_bytes(bytes).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            }
+            assert!(matches!(
+                Matcher::new(p).expect("valid").engine,
+                Engine::Prebuilt(_)
+            ));
+            kept += 1;
+        }
+        assert!(kept > 0, "no DFAs were built ahead of time");
+    }
+
+    /// A rule built ahead of time answers exactly as its pattern compiled now, on every
+    /// example and negative of the catalogue.
+    #[test]
+    fn prebuilt_dfas_agree_with_the_compiled_pattern() {
+        let mut hays: Vec<&str> = vec!["", "héllo 主机 ✓", "\n\tat x.y(Z.java:1)\n"];
+        for rule in crate::redact::catalogue() {
+            hays.extend(rule.examples.iter().flat_map(|e| [e.input, e.output]));
+            hays.extend(rule.negatives.iter().copied());
+        }
+        for p in catalogue_patterns() {
+            let (ours, theirs) = (Matcher::new(p).expect("valid"), Matcher::compiled(p));
+            for h in &hays {
+                let spans = |m: &Matcher| m.find_iter(h).map(|m| m.range()).collect::<Vec<_>>();
+                assert_eq!(spans(&ours), spans(&theirs), "find_iter {p:?} on {h:?}");
+                let groups = |m: &Matcher| {
+                    m.captures_iter(h)
+                        .map(|c| {
+                            (0..4)
+                                .map(|g| c.get(g).map(|m| m.range()))
+                                .collect::<Vec<_>>()
+                        })
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    groups(&ours),
+                    groups(&theirs),
+                    "captures_iter {p:?} on {h:?}"
+                );
+                for at in (0..=h.len()).filter(|&at| h.is_char_boundary(at)) {
+                    let found = |m: &Matcher| m.find_at(h, at).map(|m| m.range());
+                    assert_eq!(found(&ours), found(&theirs), "find_at {p:?} {h:?} {at}");
+                    let caps = |m: &Matcher| {
+                        m.captures_at(h, at).map(|c| {
+                            (0..4)
+                                .map(|g| c.get(g).map(|m| m.range()))
+                                .collect::<Vec<_>>()
+                        })
+                    };
+                    assert_eq!(caps(&ours), caps(&theirs), "captures_at {p:?} {h:?} {at}");
+                }
             }
         }
     }

@@ -515,6 +515,9 @@ impl<'m> Marking<'m> {
 /// Building the rules costs more than redacting a hundred lines. A caller that is about to
 /// redact on one thread can run this on another (`std::thread::spawn(warm_up)`): both compile
 /// different rules at once, and a rule being built by one is waited for, not built twice.
+///
+/// Most rules come built ahead of time (see `matcher`), and making them costs little; those
+/// that have groups still compile the regex that reads them, which is left for last.
 pub fn warm_up() {
     for rule in CATALOGUE.iter().rev() {
         for m in rule.matchers {
@@ -522,6 +525,11 @@ pub fn warm_up() {
         }
     }
     LazyLock::force(&SHARED);
+    for rule in CATALOGUE.iter().rev() {
+        for m in rule.matchers {
+            m.warm_up();
+        }
+    }
 }
 
 /// Starts [`warm_up`] on a thread of its own, once per process; later calls do nothing.

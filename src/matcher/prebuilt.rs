@@ -1,0 +1,58 @@
+//! The rules' DFAs, built ahead of time and read in place from the binary.
+//!
+//! `prebuilt.dfa` holds, for each catalogue pattern whose DFAs are small enough, its forward
+//! and reverse dense DFAs (minimized, little-endian, as regex-automata serializes them), and
+//! `prebuilt_index.rs` says where each starts, keyed by the pattern's text: a pattern that
+//! changed is simply not found and gets compiled at start-up as before. Both files are written
+//! by the ignored test `write_prebuilt_dfas` (`cargo test --release --lib write_prebuilt_dfas
+//! -- --ignored`); the test `prebuilt_dfas_are_valid_and_current` fails when they no longer
+//! match the catalogue.
+
+use regex_automata::dfa::{dense, regex::Regex};
+
+/// Bytes aligned for the `u32` transition tables the DFAs are read as.
+#[repr(C)]
+struct AlignAs<A, B: ?Sized> {
+    _align: [A; 0],
+    bytes: B,
+}
+
+static BLOB: &AlignAs<u32, [u8]> = &AlignAs {
+    _align: [],
+    bytes: *include_bytes!("prebuilt.dfa"),
+};
+
+// `INDEX`: per distinct catalogue pattern, (pattern, forward start, reverse start, end) in
+// `BLOB`; the three equal when its DFAs were too big to keep.
+include!("prebuilt_index.rs");
+
+/// The stored pattern equal to `pattern`, and its DFAs, if they were built ahead of time.
+pub(super) fn find(pattern: &str) -> Option<(&'static str, Regex<dense::DFA<&'static [u32]>>)> {
+    let &(stored, fwd, rev, end) = INDEX.iter().find(|entry| entry.0 == pattern)?;
+    let forward = read(BLOB.bytes.get(fwd..rev)?)?;
+    let reverse = read(BLOB.bytes.get(rev..end)?)?;
+    Some((stored, Regex::builder().build_from_dfas(forward, reverse)))
+}
+
+/// Reads one DFA, checking all of it (every transition must name a state): about 0.55 µs a
+/// KiB, which is why only DFAs up to 1 MiB a pattern are kept (`write_prebuilt_dfas`). Bytes from another
+/// regex-automata format or another endianness are refused, and the pattern is compiled.
+fn read(bytes: &'static [u8]) -> Option<dense::DFA<&'static [u32]>> {
+    if bytes.is_empty() {
+        return None;
+    }
+    let (dfa, _) = dense::DFA::from_bytes(bytes).ok()?;
+    Some(dfa)
+}
+/// A pattern's forward and reverse DFAs as stored.
+#[cfg(test)]
+type Stored = (&'static [u8], &'static [u8]);
+
+/// Every stored entry, for the tests.
+#[cfg(test)]
+pub(super) fn entries() -> impl Iterator<Item = (&'static str, Option<Stored>)> {
+    INDEX.iter().map(|&(p, fwd, rev, end)| {
+        let dfas = (fwd != end).then(|| (&BLOB.bytes[fwd..rev], &BLOB.bytes[rev..end]));
+        (p, dfas)
+    })
+}
