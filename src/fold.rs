@@ -392,15 +392,20 @@ mod tests {
             .collect();
         let text = lines.join("\n");
         let folded = fold_lines(text.as_bytes(), true).unwrap();
-        let mut miner = TemplateMiner::new();
-        let mut counts = RedactionCounts::default();
-        let expected: Vec<_> = lines
-            .iter()
-            .map(|l| miner.insert(&redact(l, &mut counts)))
-            .collect();
+        let expected = each_line_alone(&lines);
         assert_eq!(folded.assignments, expected);
         assert_eq!(folded.summary().len(), 1);
         assert!(!folded.summary()[0].pattern.contains("10.0."));
+    }
+
+    /// What redacting and mining each line in turn gives, the answer folding must match.
+    fn each_line_alone(lines: &[String]) -> Vec<crate::patterns::PatternId> {
+        let mut miner = TemplateMiner::new();
+        let mut counts = RedactionCounts::default();
+        lines
+            .iter()
+            .map(|l| miner.insert(&redact(l, &mut counts)))
+            .collect()
     }
 
     /// Repeated lines looked up whole give what redacting and mining each line gives, also
@@ -434,12 +439,7 @@ mod tests {
         let text = lines.join("\n");
         let folded = fold_lines(text.as_bytes(), false).unwrap();
         assert!(folded.miner.epoch() > 0, "the miner's cache emptied itself");
-        let mut miner = TemplateMiner::new();
-        let mut counts = RedactionCounts::default();
-        let expected: Vec<_> = lines
-            .iter()
-            .map(|l| miner.insert(&redact(l, &mut counts)))
-            .collect();
+        let expected = each_line_alone(&lines);
         assert_eq!(folded.assignments, expected);
     }
 
