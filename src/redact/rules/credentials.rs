@@ -936,6 +936,15 @@ pub(crate) static CLI_PASSWORD: Rule = Rule {
             "curl --user c28wlsosanujy2z:qgsnai0xokrw4j1 -X POST",
             "curl --user <SECRET>:<SECRET> -X POST",
         ),
+        // No spaced flag here: the `/user:` switch alone opens the rule.
+        ex(
+            r"net use Z: \\fs01\share Passw0rd! /user:CORP\ops",
+            r"net use Z: \\fs01\share <SECRET> /user:CORP\ops",
+        ),
+        ex(
+            r"NET USE \\fs01\ipc$ /USER:corp\svc S3cretPw",
+            r"NET USE \\fs01\ipc$ /USER:corp\svc <SECRET>",
+        ),
     ],
     negatives: &[
         "curl -u admin http://localhost",

@@ -427,7 +427,12 @@ pub(crate) static SYSLOG_HOST: Rule = Rule {
             "Jul  4 23:22:09 <HOST> Microsoft Word[<PID>]: Cocoa error",
         ),
     ],
-    negatives: &["Jun 14 15:16:01 is when it began", "10:00:00 - - started"],
+    negatives: &[
+        "Jun 14 15:16:01 is when it began",
+        "10:00:00 - - started",
+        // Colons but no clock: the header's time is what opens the rule.
+        "probe failed: HTTP 503: retrying",
+    ],
 };
 
 // ---------------------------------------------------------------------------------------------
