@@ -5,6 +5,7 @@
 //! from the catalogue's own keywords: a rule added with its keywords is gated by them, and one
 //! whose keywords miss a hit fails the gated-equals-ungated test that names it.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -231,12 +232,16 @@ impl Prefilter {
         );
         let mut patterns: Vec<String> = Vec::new();
         let mut masks: Vec<u128> = Vec::new();
+        // Each keyword's place in `patterns`, in first-seen order (a linear search per keyword
+        // was 2.3M instructions of a 100-entry call).
+        let mut place: HashMap<String, usize> = HashMap::new();
         for (i, rule) in rules.iter().enumerate() {
             for k in rule.keywords {
                 let k = k.to_ascii_lowercase();
-                match patterns.iter().position(|p| *p == k) {
-                    Some(at) => masks[at] |= 1 << i,
+                match place.get(&k) {
+                    Some(&at) => masks[at] |= 1 << i,
                     None => {
+                        place.insert(k.clone(), patterns.len());
                         patterns.push(k);
                         masks.push(1 << i);
                     }
