@@ -864,8 +864,18 @@ mod tests {
     }
 
     fn project(entries: Vec<LogEntry>, limits: LogsLimits, total: Option<u64>) -> LogsProjection {
+        project_with(entries, limits, total, false)
+    }
+
+    /// The projection of `entries` as one call makes it, with correlation labels or without.
+    fn project_with(
+        entries: Vec<LogEntry>,
+        limits: LogsLimits,
+        total: Option<u64>,
+        correlated: bool,
+    ) -> LogsProjection {
         let tz = TimeZone::fixed(jiff::tz::offset(8));
-        let mut p = LogsProjector::new(&limits, &tz);
+        let mut p = LogsProjector::new(&limits, &tz).correlated(correlated);
         let n = entries.len() as u64;
         for e in entries {
             p.push(e);
@@ -1071,24 +1081,7 @@ mod tests {
     }
 
     fn project_correlated(entries: Vec<LogEntry>, limits: LogsLimits) -> LogsProjection {
-        let tz = TimeZone::fixed(jiff::tz::offset(8));
-        let mut p = LogsProjector::new(&limits, &tz).correlated(true);
-        let n = entries.len() as u64;
-        for e in entries {
-            p.push(e);
-        }
-        let summary = LogsSummary {
-            success: Some(true),
-            total: None,
-            has_logs: true,
-            entries: n,
-        };
-        p.finish(
-            &summary,
-            LogsScope::for_tests(),
-            "call",
-            limits.max_total_bytes,
-        )
+        project_with(entries, limits, None, true)
     }
 
     fn timeouts() -> Vec<LogEntry> {
