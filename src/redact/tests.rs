@@ -929,6 +929,46 @@ fn keyword_nfa_and_dfa_find_the_same_matches() {
     );
 }
 
+/// Every keyword of the catalogue, for the scan's property test.
+static KEYWORDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    catalogue()
+        .iter()
+        .flat_map(|rule| rule.keywords.iter().copied())
+        .collect()
+});
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    /// The keyword scan's three parts (the `.xy` table, the ASCII automaton, the non-ASCII one
+    /// skipped on ASCII text) find what one case-insensitive search over every keyword finds:
+    /// keywords in any case, cut, run together, inside and beside placeholders.
+    #[test]
+    fn the_keyword_scan_finds_what_one_search_over_every_keyword_finds(
+        parts in prop::collection::vec(
+            prop_oneof![
+                4 => prop::sample::select(KEYWORDS.clone()).prop_map(str::to_owned),
+                2 => prop::sample::select(KEYWORDS.clone()).prop_map(|k| k.to_ascii_uppercase()),
+                2 => prop::sample::select(&PLACEHOLDERS[..]).prop_map(str::to_owned),
+                3 => "[a-zA-Z.<>:/ ]{0,3}",
+                1 => "[\u{4e00}-\u{4e20}ñП]{0,2}",
+            ],
+            0..12,
+        ),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let s: String = parts.concat();
+        // Also a prefix cut anywhere on a character boundary, which may split a keyword.
+        let at = cut.index(s.len() + 1);
+        let at = (0..=at).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
+        for text in [&s[..], &s[..at]] {
+            let [nfa, dfa, want] = Redactor::shared().prefilter.triggers_three_ways(text);
+            prop_assert_eq!(nfa, want, "the NFA walk disagrees on {:?}", text);
+            prop_assert_eq!(dfa, want, "the DFA walk disagrees on {:?}", text);
+        }
+    }
+}
+
 /// `cargo test --release -- --ignored --nocapture redact_micro_benchmark`
 #[test]
 #[ignore]
