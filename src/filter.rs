@@ -216,13 +216,20 @@ fn filter_batch(
 ) -> Vec<u8> {
     let mut written = Vec::with_capacity(batch.len() + batch.len() / 8);
     let mut out = String::new();
+    // A batch ends at a line's end, so when it is UTF-8 as a whole (the common case, checked
+    // at SIMD speed) every line is, and is borrowed from it; otherwise each line is converted.
+    let whole = simdutf8::basic::from_utf8(batch).ok();
     let mut rest = batch;
     while !rest.is_empty() {
         let cut = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
         let (line, after) = rest.split_at(cut);
+        let at = batch.len() - rest.len();
         rest = after;
         let (body, end) = split_terminator(line);
-        let text = String::from_utf8_lossy(body);
+        let text = match whole.and_then(|all| all.get(at..at + body.len())) {
+            Some(text) => std::borrow::Cow::Borrowed(text),
+            None => String::from_utf8_lossy(body),
+        };
         let mut counts = RedactionCounts::default();
         out.clear();
         let changed = if options.json {

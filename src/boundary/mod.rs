@@ -723,6 +723,11 @@ impl Utf8Check {
             }
             self.pending_len = 0;
         }
+        // The common case, a whole chunk of UTF-8, at SIMD speed (std's check was 3.5% of a
+        // large call); an error, or a character cut at the end, is worked out by std's.
+        if simdutf8::basic::from_utf8(chunk).is_ok() {
+            return true;
+        }
         match std::str::from_utf8(chunk) {
             Ok(_) => true,
             Err(e) if e.error_len().is_some() => {
