@@ -184,12 +184,22 @@ pub(crate) fn placeholder_after(s: &str, i: usize) -> bool {
 
 /// Index just past the placeholders that follow each other from `i` (`i` itself when none does).
 pub(crate) fn placeholders_at(s: &str, i: usize) -> usize {
+    // Every placeholder opens with `<`, so anything else ends the look at once.
+    const _: () = {
+        let mut k = 0;
+        while k < PLACEHOLDERS.len() {
+            assert!(PLACEHOLDERS[k].as_bytes()[0] == b'<');
+            k += 1;
+        }
+    };
     let mut at = i;
-    while let Some(p) = PLACEHOLDERS.iter().find(|p| {
-        s.as_bytes()
-            .get(at..)
-            .is_some_and(|t| t.starts_with(p.as_bytes()))
-    }) {
+    while s.as_bytes().get(at) == Some(&b'<')
+        && let Some(p) = PLACEHOLDERS.iter().find(|p| {
+            s.as_bytes()
+                .get(at..)
+                .is_some_and(|t| t.starts_with(p.as_bytes()))
+        })
+    {
         at += p.len();
     }
     at

@@ -252,9 +252,11 @@ fn is_secret_key(key: &str) -> bool {
     // Only these keys can end in one (`mot de passe` is the one with spaces): no lowercase
     // copy of every candidate key.
     if (!key.is_ascii() || key.contains(' '))
-        && NON_ASCII_SECRET_WORDS
-            .iter()
-            .any(|k| key.ends_with(k) || key.to_lowercase().ends_with(k))
+        && (NON_ASCII_SECRET_WORDS.iter().any(|k| key.ends_with(k)) || {
+            // One lowercase copy, only when the key as written ends in none.
+            let lower = key.to_lowercase();
+            NON_ASCII_SECRET_WORDS.iter().any(|k| lower.ends_with(k))
+        })
     {
         return true;
     }
