@@ -461,7 +461,10 @@ mod tests {
     }
 
     /// The stored DFAs pass the full check the start-up skips, and are those of the
-    /// catalogue's patterns (none missing, none left over).
+    /// catalogue's patterns (none missing, none left over). This test is what makes reading
+    /// them unchecked sound (`prebuilt::read`): it includes the same `prebuilt.dfa` and checks
+    /// every DFA `INDEX` points at with `dense::DFA::from_bytes`, so a corrupt or stale file
+    /// fails here.
     #[test]
     fn prebuilt_dfas_are_valid_and_current() {
         let mut stored: Vec<&str> = prebuilt::entries().map(|(p, _)| p).collect();
