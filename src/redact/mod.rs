@@ -510,22 +510,25 @@ impl<'m> Marking<'m> {
     }
 }
 
-/// Compiles every rule now, in the reverse of the order [`redact`] first needs them.
+/// Compiles every rule now, in the order [`redact`] runs them.
 ///
 /// Building the rules costs more than redacting a hundred lines. A caller that is about to
-/// redact on one thread can run this on another (`std::thread::spawn(warm_up)`): both compile
-/// different rules at once, and a rule being built by one is waited for, not built twice.
+/// redact on one thread can run this on another (`std::thread::spawn(warm_up)`): a rule being
+/// built by one is waited for, not built twice.
 ///
-/// Most rules come built ahead of time (see `matcher`), and making them costs little; those
-/// that have groups still compile the regex that reads them, which is left for last.
+/// Most rules come built ahead of time (see `matcher`) and making them costs microseconds, so
+/// the order is for the few that still compile: the calling thread meets them in catalogue
+/// order, after it has spent its first milliseconds on the response and the keyword scan, and
+/// the stack-trace starts that nearly every call searches come first. Those that have groups
+/// still compile the regex that reads them, which is left for last.
 pub fn warm_up() {
-    for rule in CATALOGUE.iter().rev() {
+    for rule in CATALOGUE.iter() {
         for m in rule.matchers {
             LazyLock::force(m);
         }
     }
     LazyLock::force(&SHARED);
-    for rule in CATALOGUE.iter().rev() {
+    for rule in CATALOGUE.iter() {
         for m in rule.matchers {
             m.warm_up();
         }
