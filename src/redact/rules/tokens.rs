@@ -377,9 +377,14 @@ vendor!(
     examples: &[
         ex("vault token hvs.CAESIJ2l3pwyOpsYnoFuTxWNGdPu8Qm7sZFH0z3m now", "vault token <TOKEN> now"),
         ex("MAILCHIMP='bd3777708aecfee66c5335f62a6246a4-us13'", "MAILCHIMP='<TOKEN>'"),
+        ex("mailchimp 0123456789abcdef0123456789abcdef-us7 rotated", "mailchimp <TOKEN> rotated"),
         ex("nuget push pkg.nupkg oy2dgb333j35kjjybcf99yzxo7hjyloera4anxn4ivcvle", "nuget push pkg.nupkg <TOKEN>"),
     ],
-    negatives: &["hvs. is Vault's prefix", "v1.0-beta released"],
+    negatives: &[
+        "hvs. is Vault's prefix",
+        "v1.0-beta released",
+        "order-user-api at us-east-1 rejected checkout-user cart",
+    ],
 );
 
 /// A Sidekiq Pro/Enterprise gem credential: `hex:hex` after its Bundler key, or as the
