@@ -188,8 +188,8 @@ impl Features {
 
 /// The keyword scan over every rule's keywords, and which rules each keyword opens.
 ///
-/// Keywords match ASCII letters in any case. The scan lowercases each byte through a table and
-/// walks automata built over the lowercased keywords, which matches the same as a
+/// Keywords match ASCII letters in any case. The scan lowercases each byte as it goes and walks
+/// automata built over the lowercased keywords, which matches the same as a
 /// case-insensitive automaton at half its build and with a smaller alphabet. The keywords are
 /// split three ways, so that the automaton every message walks is smaller. The whole set's DFA
 /// was 1.9 MB and the scan about a fifth of a large call's time (`perf`), most of it the walk
@@ -239,17 +239,6 @@ struct Keywords {
 /// Messages an automaton scans with its NFA before it switches to its DFA.
 const DFA_AFTER: u32 = 2048;
 
-/// ASCII capitals to small letters; every other byte as it is.
-static LOWER: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = (i as u8).to_ascii_lowercase();
-        i += 1;
-    }
-    t
-};
-
 fn build_nfa(patterns: &[Cow<'static, str>]) -> noncontiguous::NFA {
     noncontiguous::NFA::builder()
         .match_kind(MatchKind::Standard)
@@ -271,7 +260,7 @@ fn build_dfa(patterns: &[Cow<'static, str>]) -> dfa::DFA {
 fn dot_pair(keyword: &[u8]) -> Option<usize> {
     let letter = |b: u8| {
         b.is_ascii_alphabetic()
-            .then(|| usize::from(LOWER[usize::from(b)] - b'a'))
+            .then(|| usize::from(b.to_ascii_lowercase() - b'a'))
     };
     match keyword {
         [b'.', x, y] => Some(26 * letter(*x)? + letter(*y)?),
@@ -325,7 +314,7 @@ impl Keywords {
         };
         let mut triggers = 0u128;
         for (i, &b) in s.as_bytes().iter().enumerate() {
-            sid = a.next_state(Anchored::No, sid, LOWER[usize::from(b)]);
+            sid = a.next_state(Anchored::No, sid, b.to_ascii_lowercase());
             if !a.is_special(sid) {
                 continue;
             }
