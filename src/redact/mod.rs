@@ -53,6 +53,7 @@
 //!   replaced, and a [`Correlator`] writes the labels afterwards, in input order.
 
 pub(crate) mod correlate;
+mod keytable;
 mod prefilter;
 mod rule;
 mod rules;

@@ -7,13 +7,13 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+#[cfg(test)]
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
 
-use aho_corasick::automaton::Automaton;
-use aho_corasick::nfa::noncontiguous;
-use aho_corasick::{Anchored, MatchKind, StartKind, dfa};
+#[cfg(test)]
+use aho_corasick::MatchKind;
 
+use super::keytable::{KeyTable, KeyTables};
 use super::rule::Rule;
 use super::text::inside_placeholder;
 use crate::patterns::FxBuild;
@@ -188,72 +188,31 @@ impl Features {
 
 /// The keyword scan over every rule's keywords, and which rules each keyword opens.
 ///
-/// Keywords match ASCII letters in any case. The scan lowercases each byte as it goes and walks
-/// automata built over the lowercased keywords, which matches the same as a
-/// case-insensitive automaton at half its build and with a smaller alphabet. The keywords are
-/// split three ways, so that the automaton every message walks is smaller. The whole set's DFA
-/// was 1.9 MB and the scan about a fifth of a large call's time (`perf`), most of it the walk
-/// waiting on each next state's load; the split leaves a 0.4 MB DFA and a third of the build,
-/// but the walk is still an eighth of a large call, bound by that load:
+/// Keywords match ASCII letters in any case: the tables are built over the lowercased keywords
+/// and map each capital to its small letter's column. The keywords are split three ways, so that
+/// the table every message walks is smaller. The whole set's automaton was 1.9 MB and the scan
+/// about a fifth of a large call's time (`perf`), most of it the walk waiting on each next
+/// state's load; the split leaves a much smaller table, but the walk is still an eighth of a
+/// large call, bound by that load:
 ///
 /// * `.` and two ASCII letters (the country TLDs, 245 of them): looked up by their letters at
 ///   each `.`, in a 26 x 26 table;
-/// * the other ASCII keywords: the automaton every message walks (a 0.4 MB DFA);
-/// * keywords with a non-ASCII byte (`密码`, `пароль`): a second automaton, walked only over a
+/// * the other ASCII keywords: the table every message walks;
+/// * keywords with a non-ASCII byte (`密码`, `пароль`): a second table, walked only over a
 ///   message that holds a non-ASCII byte, since only such a message can hold one.
+///
+/// Both tables come stored with the binary ([`super::keytable`]); a start-up builds neither.
 pub(crate) struct Prefilter {
-    ascii: Keywords,
-    wide: Keywords,
+    tables: KeyTables,
     /// Per `.xy` keyword, at `26 * x + y` (letters as `0..26`), the rules it opens.
     dot_pairs: Vec<u128>,
     /// Every keyword, lowercased, with the rules it opens: what the three parts split.
     #[cfg(test)]
     all: Vec<(Cow<'static, str>, u128)>,
     /// For [`Prefilter::triggers_three_ways`]: one search over every keyword, their rules, and
-    /// this prefilter past its switch to the DFAs; built on first use.
+    /// the tables built afresh; built on first use.
     #[cfg(test)]
-    oracle: OnceLock<Box<(aho_corasick::AhoCorasick, Vec<u128>, Prefilter)>>,
-}
-
-/// Lowercased keywords, which rules each opens, and the automata that find them.
-///
-/// It comes in two builds of the same patterns that find the same matches. A DFA scans a message
-/// faster but costs more to build than a whole 100-entry call spends scanning; so the scan walks
-/// its first [`DFA_AFTER`] messages with the NFA (the noncontiguous one, the cheapest to build)
-/// and builds the DFA only once it will pay off. The count is the automaton's own, and either
-/// build gives the same answer, so output never depends on it.
-///
-/// The scan walks the automaton byte by byte itself rather than through `AhoCorasick`'s
-/// overlapping iterator, which returns to its caller once per match and cost about 40
-/// instructions a byte: a message needs only the set of rules its keywords open, and a keyword
-/// whose rules are already open is not looked at again.
-struct Keywords {
-    patterns: Vec<Cow<'static, str>>,
-    /// Per pattern, the rules (one bit each, by catalogue index) it opens.
-    masks: Vec<u128>,
-    nfa: noncontiguous::NFA,
-    dfa: OnceLock<dfa::DFA>,
-    scanned: AtomicU32,
-}
-
-/// Messages an automaton scans with its NFA before it switches to its DFA.
-const DFA_AFTER: u32 = 2048;
-
-fn build_nfa(patterns: &[Cow<'static, str>]) -> noncontiguous::NFA {
-    noncontiguous::NFA::builder()
-        .match_kind(MatchKind::Standard)
-        .prefilter(false)
-        .build(patterns.iter().map(|p| p.as_bytes()))
-        .expect("keyword automaton is built from constant patterns")
-}
-
-fn build_dfa(patterns: &[Cow<'static, str>]) -> dfa::DFA {
-    dfa::DFA::builder()
-        .match_kind(MatchKind::Standard)
-        .prefilter(false)
-        .start_kind(StartKind::Unanchored)
-        .build(patterns.iter().map(|p| p.as_bytes()))
-        .expect("keyword automaton is built from constant patterns")
+    oracle: OnceLock<Box<(aho_corasick::AhoCorasick, Vec<u128>, KeyTables)>>,
 }
 
 /// The letters of a `.xy` keyword as its index in [`Prefilter::dot_pairs`].
@@ -268,80 +227,43 @@ fn dot_pair(keyword: &[u8]) -> Option<usize> {
     }
 }
 
-impl Keywords {
-    fn new(keywords: Vec<(Cow<'static, str>, u128)>) -> Keywords {
-        let (patterns, masks): (Vec<Cow<'static, str>>, Vec<u128>) = keywords.into_iter().unzip();
-        let nfa = build_nfa(&patterns);
-        Keywords {
-            patterns,
-            masks,
-            nfa,
-            dfa: OnceLock::new(),
-            scanned: AtomicU32::new(0),
-        }
-    }
-
-    /// The same keywords, past the switch to the DFA.
-    #[cfg(test)]
-    fn switched(&self) -> Keywords {
-        let k = Keywords::new(
-            self.patterns
-                .iter()
-                .cloned()
-                .zip(self.masks.iter().copied())
-                .collect(),
-        );
-        k.scanned.store(DFA_AFTER, Ordering::Relaxed);
-        k
-    }
-
-    /// The rules whose keywords `s` holds outside a placeholder.
-    fn triggers(&self, s: &str) -> u128 {
-        // Relaxed is enough: either automaton gives the same answer, this only picks the faster.
-        if self.scanned.load(Ordering::Relaxed) < DFA_AFTER {
-            self.scanned.fetch_add(1, Ordering::Relaxed);
-            self.walk(&self.nfa, s)
-        } else {
-            self.walk(self.dfa.get_or_init(|| build_dfa(&self.patterns)), s)
-        }
-    }
-
-    /// [`Keywords::triggers`], walking automaton `a` over the lowercased bytes of `s`.
-    fn walk(&self, a: &impl Automaton, s: &str) -> u128 {
-        let Ok(mut sid) = a.start_state(Anchored::No) else {
-            // Both builds support unanchored searches; were one not to, every rule runs.
-            return u128::MAX;
-        };
-        let mut triggers = 0u128;
-        for (i, &b) in s.as_bytes().iter().enumerate() {
-            sid = a.next_state(Anchored::No, sid, b.to_ascii_lowercase());
-            if !a.is_special(sid) {
-                continue;
-            }
-            if a.is_dead(sid) {
-                break;
-            }
-            for k in 0..a.match_len(sid) {
-                let pattern = a.match_pattern(sid, k);
-                let Some(&mask) = self.masks.get(pattern.as_usize()) else {
-                    continue;
-                };
-                if mask & !triggers == 0 {
-                    continue;
+/// Each keyword of `rules`, lowercased, with the rules it opens, in first-seen order.
+fn keywords_of(rules: &[&Rule]) -> Vec<(Cow<'static, str>, u128)> {
+    let mut all: Vec<(Cow<'static, str>, u128)> = Vec::new();
+    let mut place: HashMap<Cow<'static, str>, usize, FxBuild> = HashMap::default();
+    for (i, rule) in rules.iter().enumerate() {
+        for &k in rule.keywords {
+            let k = if k.bytes().any(|b| b.is_ascii_uppercase()) {
+                Cow::Owned(k.to_ascii_lowercase())
+            } else {
+                Cow::Borrowed(k)
+            };
+            match place.get(&k) {
+                Some(&at) => all[at].1 |= 1 << i,
+                None => {
+                    place.insert(k.clone(), all.len());
+                    all.push((k, 1 << i));
                 }
-                // Lowercasing keeps lengths, so a match ends here and is as long as its pattern.
-                let end = i + 1;
-                let start = end - a.pattern_len(pattern);
-                // `<SECRET>`, `<TOKEN>`, `<HOST>`… spell keywords; counted, they would open a
-                // gate on every redacted line and keep the features from being closed under
-                // redaction.
-                if inside_placeholder(s, start, end) {
-                    continue;
-                }
-                triggers |= mask;
             }
         }
-        triggers
+    }
+    all
+}
+
+/// The keyword tables of `rules`, built: what `write_keyword_table` stores, and what a stale
+/// stored table is replaced by.
+pub(crate) fn build_tables(rules: &[&Rule]) -> KeyTables {
+    let (mut ascii, mut wide) = (Vec::new(), Vec::new());
+    for (k, mask) in keywords_of(rules) {
+        match dot_pair(k.as_bytes()) {
+            Some(_) => {}
+            None if k.is_ascii() => ascii.push((k, mask)),
+            None => wide.push((k, mask)),
+        }
+    }
+    KeyTables {
+        ascii: KeyTable::build(&ascii),
+        wide: KeyTable::build(&wide),
     }
 }
 
@@ -352,42 +274,19 @@ impl Prefilter {
             rules.len() <= 128,
             "the catalogue outgrew its 128-bit rule set"
         );
-        // Each keyword with its rules, in first-seen order (a linear search per keyword was
-        // 2.3M instructions of a 100-entry call). Most keywords are written in small letters
-        // already and are borrowed.
-        let mut all: Vec<(Cow<'static, str>, u128)> = Vec::new();
-        let mut place: HashMap<Cow<'static, str>, usize, FxBuild> = HashMap::default();
+        let mut dot_pairs = vec![0u128; 26 * 26];
         for (i, rule) in rules.iter().enumerate() {
-            for &k in rule.keywords {
-                let k = if k.bytes().any(|b| b.is_ascii_uppercase()) {
-                    Cow::Owned(k.to_ascii_lowercase())
-                } else {
-                    Cow::Borrowed(k)
-                };
-                match place.get(&k) {
-                    Some(&at) => all[at].1 |= 1 << i,
-                    None => {
-                        place.insert(k.clone(), all.len());
-                        all.push((k, 1 << i));
-                    }
+            for k in rule.keywords {
+                if let Some(at) = dot_pair(k.as_bytes()) {
+                    dot_pairs[at] |= 1 << i;
                 }
             }
         }
-        let mut dot_pairs = vec![0u128; 26 * 26];
-        let (mut ascii, mut wide) = (Vec::new(), Vec::new());
-        for (k, mask) in &all {
-            match dot_pair(k.as_bytes()) {
-                Some(at) => dot_pairs[at] |= mask,
-                None if k.is_ascii() => ascii.push((k.clone(), *mask)),
-                None => wide.push((k.clone(), *mask)),
-            }
-        }
         Prefilter {
-            ascii: Keywords::new(ascii),
-            wide: Keywords::new(wide),
+            tables: KeyTables::stored(rules).unwrap_or_else(|| build_tables(rules)),
             dot_pairs,
             #[cfg(test)]
-            all,
+            all: keywords_of(rules),
             #[cfg(test)]
             oracle: OnceLock::new(),
         }
@@ -396,15 +295,18 @@ impl Prefilter {
     /// The features of `s`.
     pub(crate) fn scan(&self, s: &str) -> Features {
         let mut f = Features::bytes(s.as_bytes());
-        f.triggers = self.triggers(s);
+        f.triggers = Prefilter::triggers_of(&self.tables, s) | self.dot_triggers(s);
         f
     }
 
-    /// The rules whose keywords `s` holds outside a placeholder.
-    fn triggers(&self, s: &str) -> u128 {
-        let mut triggers = self.ascii.triggers(s) | self.dot_triggers(s);
+    /// The rules whose keywords (other than `.xy`) `s` holds outside a placeholder, by `tables`.
+    /// `<SECRET>`, `<TOKEN>`, `<HOST>`… spell keywords; counted, they would open a gate on
+    /// every redacted line and keep the features from being closed under redaction.
+    fn triggers_of(tables: &KeyTables, s: &str) -> u128 {
+        let inside = |start, end| inside_placeholder(s, start, end);
+        let mut triggers = tables.ascii.triggers(s, inside);
         if !s.is_ascii() {
-            triggers |= self.wide.triggers(s);
+            triggers |= tables.wide.triggers(s, inside);
         }
         triggers
     }
@@ -418,11 +320,12 @@ impl Prefilter {
             .fold(0, |triggers, at| triggers | self.dot_pairs[at])
     }
 
-    /// The triggers of `s` from the NFAs, from the DFAs, and from `AhoCorasick`'s own
-    /// case-insensitive overlapping search over every keyword, for the test that they agree.
+    /// The triggers of `s` from the prefilter's own tables, from tables built afresh from the
+    /// catalogue, and from `AhoCorasick`'s own case-insensitive overlapping search over every
+    /// keyword, for the test that they agree.
     #[cfg(test)]
     pub(crate) fn triggers_three_ways(&self, s: &str) -> [u128; 3] {
-        let (reference, masks, switched) = &**self.oracle.get_or_init(|| {
+        let (reference, masks, built) = &**self.oracle.get_or_init(|| {
             let (patterns, masks): (Vec<&str>, Vec<u128>) =
                 self.all.iter().map(|(k, m)| (k.as_ref(), *m)).unzip();
             let reference = aho_corasick::AhoCorasick::builder()
@@ -430,14 +333,7 @@ impl Prefilter {
                 .match_kind(MatchKind::Standard)
                 .build(&patterns)
                 .expect("constant patterns");
-            let switched = Prefilter {
-                ascii: self.ascii.switched(),
-                wide: self.wide.switched(),
-                dot_pairs: self.dot_pairs.clone(),
-                all: Vec::new(),
-                oracle: OnceLock::new(),
-            };
-            Box::new((reference, masks, switched))
+            Box::new((reference, masks, build_tables(super::catalogue())))
         });
         let mut want = 0;
         for m in reference.find_overlapping_iter(s) {
@@ -445,12 +341,11 @@ impl Prefilter {
                 want |= masks[m.pattern().as_usize()];
             }
         }
-        // The NFAs walk every message; the DFAs go through `triggers`, which skips the wide
-        // keywords on an ASCII message.
-        let nfa = self.ascii.walk(&self.ascii.nfa, s)
-            | self.wide.walk(&self.wide.nfa, s)
-            | self.dot_triggers(s);
-        let dfa = switched.triggers(s);
-        [nfa, dfa, want]
+        let dots = self.dot_triggers(s);
+        let own = self.scan(s).triggers;
+        // The wide table on every text, not only where `scan` walks it.
+        let inside = |start, end| inside_placeholder(s, start, end);
+        let fresh = built.ascii.triggers(s, inside) | built.wide.triggers(s, inside) | dots;
+        [own, fresh, want]
     }
 }

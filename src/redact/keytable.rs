@@ -1,0 +1,422 @@
+//! A keyword automaton as a flat table: stored with the binary, walked without a build.
+//!
+//! The prefilter's keyword scan needs, per message, the set of rules whose keywords it holds.
+//! Building the automaton for that was the largest single cost of a short call (2M instructions
+//! and a slow NFA walk before the DFA paid off), and the automaton depends only on the
+//! catalogue. So `aho-corasick` builds its DFA once, when the table is written, and this module
+//! flattens that DFA into a table the binary carries (`keywords.table`, written by the ignored
+//! test `write_keyword_table`): a start-up reads a few headers and walks the transitions where
+//! they lie.
+//!
+//! The table keeps the DFA's states and transitions and adds only what the scan needs:
+//!
+//! * input bytes map to columns, ASCII capitals to their small letter's column, so the scan
+//!   needs no lowercasing and the rows are as narrow as the keywords' alphabet;
+//! * a state is the index of its row, rows are padded to a power of two, and every state that
+//!   ends a keyword comes after every state that does not, so the next state is one load and a
+//!   match one compare;
+//! * a match state lists, per keyword it ends, the keyword's length and the rules it opens, and
+//!   the scan looks at that list only when the state opens a rule not open yet.
+//!
+//! The stored table is used only when its fingerprint, a SHA-256 of every rule's keywords in
+//! catalogue order, is the catalogue's: otherwise the table is built here, exactly as the
+//! writer builds it, so a stale file costs time, never a rule. The test
+//! `stored_keyword_table_is_current` fails when the file is stale.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use aho_corasick::automaton::Automaton;
+use aho_corasick::{Anchored, MatchKind, StartKind, dfa};
+use sha2::{Digest, Sha256};
+
+use super::rule::Rule;
+
+/// What `write_keyword_table` wrote: see the module documentation.
+static STORED: &[u8] = include_bytes!("keywords.table");
+
+/// The file's first bytes, naming its format.
+const MAGIC: &[u8; 8] = b"ACIKEYS1";
+
+/// One keyword automaton, flattened.
+pub(crate) struct KeyTable {
+    /// Per input byte, its column.
+    columns: [u8; 256],
+    /// Each state's row holds `1 << shift` entries, its columns and then padding.
+    shift: u32,
+    /// The next state of state `s` on column `c` at `s + c`, as little-endian `u32`; a state is
+    /// the index of its row's first entry.
+    next: Cow<'static, [u8]>,
+    /// The first match state: every state from it on ends a keyword.
+    first_match: usize,
+    /// Per match state in order, every rule its keywords open.
+    unions: Vec<u128>,
+    /// Per match state in order, where its keywords start in `matches`, and one past the last.
+    offsets: Vec<u32>,
+    /// Per keyword a match state ends: its length in bytes and the rules it opens.
+    matches: Vec<(usize, u128)>,
+}
+
+/// The prefilter's two keyword tables.
+pub(crate) struct KeyTables {
+    pub(crate) ascii: KeyTable,
+    pub(crate) wide: KeyTable,
+}
+
+/// A stored table that does not read back; only an edited or truncated file gives one.
+#[derive(Debug)]
+pub(crate) struct Malformed;
+
+impl KeyTable {
+    /// The table of `keywords` (lowercased, each with the rules it opens).
+    pub(crate) fn build(keywords: &[(Cow<'static, str>, u128)]) -> KeyTable {
+        let dfa = dfa::DFA::builder()
+            .match_kind(MatchKind::Standard)
+            .prefilter(false)
+            .start_kind(StartKind::Unanchored)
+            .build(keywords.iter().map(|(k, _)| k.as_bytes()))
+            .expect("keyword automaton is built from constant patterns");
+        let start = dfa
+            .start_state(Anchored::No)
+            .expect("the DFA is built for unanchored searches");
+        // The bytes the scan feeds, each lowercased as the keywords are.
+        let fed = |b: u8| b.to_ascii_lowercase();
+        // Every state, from the start over every byte.
+        let mut states = vec![start];
+        let mut seen = HashMap::from([(start, 0usize)]);
+        let mut i = 0;
+        while i < states.len() {
+            for b in 0..=255u8 {
+                let to = dfa.next_state(Anchored::No, states[i], fed(b));
+                if let Entry::Vacant(e) = seen.entry(to) {
+                    e.insert(states.len());
+                    states.push(to);
+                }
+            }
+            i += 1;
+        }
+        // Bytes that lead every state to the same place share a column.
+        let mut columns = [0u8; 256];
+        let mut by_row: HashMap<Vec<usize>, u8> = Default::default();
+        for b in 0..=255u8 {
+            let row: Vec<usize> = states
+                .iter()
+                .map(|&s| seen[&dfa.next_state(Anchored::No, s, fed(b))])
+                .collect();
+            let n = u8::try_from(by_row.len()).expect("at most 256 columns");
+            columns[usize::from(b)] = *by_row.entry(row).or_insert(n);
+        }
+        let shift = by_row.len().next_power_of_two().trailing_zeros();
+        // Non-match states first, the start among them (a start that ends a keyword would
+        // mean an empty keyword, which the catalogue test forbids).
+        assert!(!dfa.is_match(start), "no keyword is empty");
+        let mut order: Vec<usize> = (0..states.len()).collect();
+        order.sort_by_key(|&i| (dfa.is_match(states[i]), i));
+        let mut place = vec![0usize; states.len()];
+        for (n, &i) in order.iter().enumerate() {
+            place[i] = n << shift;
+        }
+        let mut next = vec![0u8; (states.len() << shift) * 4];
+        let mut offsets = Vec::new();
+        let mut matches = Vec::new();
+        let mut first_match = states.len() << shift;
+        for &i in &order {
+            let s = states[i];
+            for b in 0..=255u8 {
+                let to = place[seen[&dfa.next_state(Anchored::No, s, fed(b))]];
+                let at = (place[i] + usize::from(columns[usize::from(b)])) * 4;
+                let to = u32::try_from(to).expect("the keyword table fits u32 states");
+                next[at..at + 4].copy_from_slice(&to.to_le_bytes());
+            }
+            if dfa.is_match(s) {
+                first_match = first_match.min(place[i]);
+                offsets.push(matches.len() as u32);
+                for k in 0..dfa.match_len(s) {
+                    let p = dfa.match_pattern(s, k);
+                    matches.push((dfa.pattern_len(p), keywords[p.as_usize()].1));
+                }
+            }
+        }
+        offsets.push(matches.len() as u32);
+        KeyTable {
+            columns,
+            shift,
+            next: Cow::Owned(next),
+            first_match,
+            unions: unions(&offsets, &matches),
+            offsets,
+            matches,
+        }
+    }
+
+    /// The rules whose keywords `s` holds, given a test of whether the match `start..end` lies
+    /// inside a placeholder (which does not count). A keyword whose rules are all open already
+    /// is not looked at again.
+    pub(crate) fn triggers(&self, s: &str, inside: impl Fn(usize, usize) -> bool) -> u128 {
+        let mut state = 0usize;
+        let mut triggers = 0u128;
+        for (i, &b) in s.as_bytes().iter().enumerate() {
+            let at = (state + usize::from(self.columns[usize::from(b)])) * 4;
+            let Some(&[b0, b1, b2, b3]) = self.next.get(at..at + 4) else {
+                // Only a stored table could point past itself, and `read` checks it does not.
+                return u128::MAX;
+            };
+            state = u32::from_le_bytes([b0, b1, b2, b3]) as usize;
+            if state < self.first_match {
+                continue;
+            }
+            let k = (state - self.first_match) >> self.shift;
+            if self.unions[k] & !triggers == 0 {
+                continue;
+            }
+            let (from, to) = (self.offsets[k] as usize, self.offsets[k + 1] as usize);
+            for &(len, mask) in &self.matches[from..to] {
+                if mask & !triggers == 0 {
+                    continue;
+                }
+                let end = i + 1;
+                if !inside(end - len, end) {
+                    triggers |= mask;
+                }
+            }
+        }
+        triggers
+    }
+
+    #[cfg(test)]
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.columns);
+        for n in [
+            self.shift as usize,
+            self.next.len(),
+            self.first_match,
+            self.offsets.len(),
+            self.matches.len(),
+        ] {
+            out.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        out.extend_from_slice(&self.next);
+        for o in &self.offsets {
+            out.extend_from_slice(&o.to_le_bytes());
+        }
+        for &(len, mask) in &self.matches {
+            out.extend_from_slice(&(len as u32).to_le_bytes());
+            out.extend_from_slice(&mask.to_le_bytes());
+        }
+    }
+
+    /// A table as [`KeyTable::write`] wrote it, borrowing its transitions from `bytes`.
+    fn read(bytes: &mut &'static [u8]) -> Result<KeyTable, Malformed> {
+        let columns: [u8; 256] = take(bytes, 256)?.try_into().map_err(|_| Malformed)?;
+        let mut n = [0usize; 5];
+        for v in &mut n {
+            *v = u32::from_le_bytes(take(bytes, 4)?.try_into().map_err(|_| Malformed)?) as usize;
+        }
+        let [shift, next_len, first_match, offsets_len, matches_len] = n;
+        let next = take(bytes, next_len)?;
+        let offsets: Vec<u32> = take(bytes, offsets_len.checked_mul(4).ok_or(Malformed)?)?
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let matches: Vec<(usize, u128)> =
+            take(bytes, matches_len.checked_mul(20).ok_or(Malformed)?)?
+                .chunks_exact(20)
+                .map(|c| {
+                    let (len, mask) = c.split_at(4);
+                    let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+                    let mask = u128::from_le_bytes(mask.try_into().expect("16 bytes"));
+                    (len, mask)
+                })
+                .collect();
+        let table = KeyTable {
+            columns,
+            shift: u32::try_from(shift).map_err(|_| Malformed)?,
+            next: Cow::Borrowed(next),
+            first_match,
+            unions: unions(&offsets, &matches),
+            offsets,
+            matches,
+        };
+        table.check()?;
+        Ok(table)
+    }
+
+    /// Whether the table's parts fit one another, so that a walk never indexes past them: every
+    /// column within a row, and every match state's keywords in `matches`. (The transitions
+    /// themselves are not read here; a transition past the table would panic, not misread.)
+    fn check(&self) -> Result<(), Malformed> {
+        let Some(row) = 1usize.checked_shl(self.shift).filter(|&r| r <= 256) else {
+            return Err(Malformed);
+        };
+        let entries = self.next.len() / 4;
+        let fits = self.next.len() == entries / row * row * 4
+            && self.columns.iter().all(|&c| usize::from(c) < row)
+            && self.first_match.is_multiple_of(row)
+            && self.first_match <= entries
+            && self.offsets.len() == (entries - self.first_match) / row + 1
+            && self.offsets.windows(2).all(|w| w[0] <= w[1])
+            && self
+                .offsets
+                .last()
+                .is_some_and(|&o| o as usize == self.matches.len())
+            && self.matches.iter().all(|&(len, _)| len > 0);
+        if fits { Ok(()) } else { Err(Malformed) }
+    }
+}
+
+/// Per match state, the union of the rules its keywords open.
+fn unions(offsets: &[u32], matches: &[(usize, u128)]) -> Vec<u128> {
+    offsets
+        .windows(2)
+        .map(|w| {
+            (matches
+                .get(w[0] as usize..w[1] as usize)
+                .unwrap_or_default()
+                .iter())
+            .fold(0, |all, &(_, mask)| all | mask)
+        })
+        .collect()
+}
+
+fn take(bytes: &mut &'static [u8], n: usize) -> Result<&'static [u8], Malformed> {
+    if bytes.len() < n {
+        return Err(Malformed);
+    }
+    let (head, tail) = bytes.split_at(n);
+    *bytes = tail;
+    Ok(head)
+}
+
+/// The fingerprint of `rules`' keywords: which rule holds which keyword, in order.
+pub(crate) fn fingerprint(rules: &[&Rule]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    for rule in rules {
+        for k in rule.keywords {
+            h.update(k.as_bytes());
+            h.update([0]);
+        }
+        h.update([0xff]);
+    }
+    h.finalize().into()
+}
+
+impl KeyTables {
+    /// The stored tables, if they were written for `rules`.
+    pub(crate) fn stored(rules: &[&Rule]) -> Option<KeyTables> {
+        KeyTables::read(STORED, &fingerprint(rules)).ok().flatten()
+    }
+
+    /// `bytes` as [`KeyTables::write`] wrote them, or `None` when written for other keywords.
+    fn read(mut bytes: &'static [u8], want: &[u8; 32]) -> Result<Option<KeyTables>, Malformed> {
+        if take(&mut bytes, MAGIC.len())? != MAGIC {
+            return Err(Malformed);
+        }
+        if take(&mut bytes, 32)? != want {
+            return Ok(None);
+        }
+        let ascii = KeyTable::read(&mut bytes)?;
+        let wide = KeyTable::read(&mut bytes)?;
+        if !bytes.is_empty() {
+            return Err(Malformed);
+        }
+        Ok(Some(KeyTables { ascii, wide }))
+    }
+
+    /// The file `write_keyword_table` stores for `rules`.
+    #[cfg(test)]
+    pub(crate) fn write(&self, rules: &[&Rule]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&fingerprint(rules));
+        self.ascii.write(&mut out);
+        self.wide.write(&mut out);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::redact::catalogue;
+    use crate::redact::prefilter::build_tables;
+
+    /// Where `write_keyword_table` writes.
+    const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/redact/keywords.table");
+
+    #[test]
+    #[ignore = "writes src/redact/keywords.table; run it after changing a rule's keywords"]
+    fn write_keyword_table() {
+        let bytes = build_tables(catalogue()).write(catalogue());
+        std::fs::write(PATH, bytes).expect("writes the keyword table");
+    }
+
+    /// The stored file is what the catalogue builds today, byte for byte, and is the one a
+    /// redactor uses.
+    #[test]
+    fn stored_keyword_table_is_current() {
+        let built = build_tables(catalogue()).write(catalogue());
+        assert!(
+            STORED == built.as_slice(),
+            "src/redact/keywords.table is stale: run \
+             `cargo test --release --lib write_keyword_table -- --ignored`"
+        );
+        assert!(
+            KeyTables::stored(catalogue()).is_some(),
+            "the stored table reads back"
+        );
+    }
+
+    #[test]
+    fn a_table_reads_back_as_written_and_rejects_a_cut() {
+        let k = |s: &'static str, m: u128| (Cow::Borrowed(s), m);
+        let tables = KeyTables {
+            ascii: KeyTable::build(&[k("pass", 1), k("sk", 2), k("ass", 4)]),
+            wide: KeyTable::build(&[k("密码", 8)]),
+        };
+        let bytes: &'static [u8] = tables.write(&[]).leak();
+        let read = KeyTables::read(bytes, &fingerprint(&[]))
+            .expect("well formed")
+            .expect("same fingerprint");
+        let none = |_: usize, _: usize| false;
+        for s in ["", "PASS", "a sk b", "xpasss", "密码", "ass"] {
+            assert_eq!(
+                read.ascii.triggers(s, none),
+                tables.ascii.triggers(s, none),
+                "{s}"
+            );
+            assert_eq!(
+                read.wide.triggers(s, none),
+                tables.wide.triggers(s, none),
+                "{s}"
+            );
+        }
+        assert_eq!(tables.ascii.triggers("my Password", none), 1 | 4);
+        assert_eq!(tables.ascii.triggers("ask", none), 2);
+        assert_eq!(tables.ascii.triggers("PassKey", none), 1 | 2 | 4);
+        assert_eq!(tables.ascii.triggers("pas", none), 0);
+        assert_eq!(tables.wide.triggers("密码: x", none), 8);
+        assert!(
+            KeyTables::read(bytes, &[0; 32])
+                .expect("well formed")
+                .is_none()
+        );
+        for cut in [0, 8, 40, 300, bytes.len() - 1] {
+            assert!(
+                KeyTables::read(&bytes[..cut], &fingerprint(&[])).is_err(),
+                "cut at {cut}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_match_inside_a_placeholder_does_not_count() {
+        let table = KeyTable::build(&[(Cow::Borrowed("secret"), 1)]);
+        assert_eq!(table.triggers("a secret", |_, _| true), 0);
+        assert_eq!(
+            table.triggers("a secret", |start, end| (start, end) == (2, 8)),
+            0
+        );
+        assert_eq!(table.triggers("a secret", |start, _| start != 2), 1);
+    }
+}
