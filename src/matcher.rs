@@ -108,44 +108,6 @@ impl Matcher {
         }
     }
 
-    /// Compiles several patterns into one matcher that says which of them matched
-    /// ([`Matcher::find_which_at`]), the way `(a)|(b)|…` would by its groups but without the
-    /// slower engines that read groups: at one position the earlier pattern wins, as the earlier
-    /// alternative does. Every pattern has the shape [`Matcher::new`] asks for.
-    pub(crate) fn new_many(patterns: &[&str]) -> Result<Matcher, Box<meta::BuildError>> {
-        Regex::builder()
-            .configure(Regex::config().auto_prefilter(false))
-            .syntax(syntax_config())
-            .build_many(patterns)
-            .map(|re| Matcher {
-                engine: Engine::Compiled(re),
-                // The one-pattern regex the tests hold it to: every pattern an alternative.
-                #[cfg(test)]
-                pattern: patterns
-                    .iter()
-                    .map(|p| format!("(?:{p})"))
-                    .collect::<Vec<_>>()
-                    .join("|")
-                    .into(),
-            })
-            .map_err(Box::new)
-    }
-
-    /// The first match starting at or after `start`, and the index of the pattern it is of (0
-    /// for a matcher of one pattern).
-    pub(crate) fn find_which_at<'h>(
-        &self,
-        hay: &'h str,
-        start: usize,
-    ) -> Option<(usize, Match<'h>)> {
-        let input = Input::new(hay).range(start..);
-        let m = match &self.engine {
-            Engine::Compiled(re) => re.find(input),
-            Engine::Prebuilt(p) => p.dfa.find(input),
-        };
-        m.map(|m| (m.pattern().as_usize(), Match::new(hay, m.span())))
-    }
-
     #[cfg(test)]
     pub(crate) fn pattern(&self) -> &str {
         &self.pattern

@@ -417,18 +417,35 @@ fn redact_with<'a>(
     }
     let mut limit = CATALOGUE.len();
     let mut marking = marks.map(Marking::new);
-    for _ in 0..MAX_ROUNDS {
-        let Some(last) = round(&mut cur, open, limit, counts, marking.as_mut()) else {
-            break;
-        };
-        // After a full round, the rules up to its last change; after a shorter one, all.
-        limit = if limit == CATALOGUE.len() {
-            last + 1
-        } else {
-            CATALOGUE.len()
-        };
-    }
+    stack::with_open_forms(stack_forms(open), || {
+        for _ in 0..MAX_ROUNDS {
+            let Some(last) = round(&mut cur, open, limit, counts, marking.as_mut()) else {
+                break;
+            };
+            // After a full round, the rules up to its last change; after a shorter one, all.
+            limit = if limit == CATALOGUE.len() {
+                last + 1
+            } else {
+                CATALOGUE.len()
+            };
+        }
+    });
     cur
+}
+
+/// The stack rules among `open` rules, as the stack search's set of forms (bit `k` for
+/// `stack::RULES[k]`).
+fn stack_forms(open: u64) -> u16 {
+    /// Each stack rule's bit in the catalogue, in `stack::RULES` order.
+    static BITS: LazyLock<[u64; 9]> = LazyLock::new(|| {
+        stack::RULES.map(|rule| {
+            let at = CATALOGUE.iter().position(|r| std::ptr::eq(*r, rule));
+            1 << at.expect("every stack rule is in the catalogue")
+        })
+    });
+    (BITS.iter().enumerate())
+        .filter(|&(_, bit)| open & bit != 0)
+        .fold(0, |forms, (k, _)| forms | 1 << k)
 }
 
 /// The rules the features open (bit `i` for catalogue rule `i`): those holding a keyword of theirs

@@ -2,13 +2,13 @@
 //! becomes one `<STACK>`; the headline before it stays, and so does a Python traceback's final
 //! exception line, which is the headline a Python trace carries last.
 //!
-//! One combined pattern finds where the earliest trace of any language starts; each language is
-//! a rule of its own (its id is what the control view counts), and the rule whose form starts
-//! earliest is the one that cuts. Frames are recognised by their location (`File.java:42`,
+//! One search finds where the earliest trace of any language starts, as one alternation of the
+//! languages' patterns would; each language is a rule of its own (its id is what the control
+//! view counts), and the rule whose form starts earliest is the one that cuts. Frames are recognised by their location (`File.java:42`,
 //! `/app/x.js:10:5`, `in /src/A.cs:line 7`, `x.rb:3:in`), so prose such as "at least (3)" or
 //! "at 10:00 (UTC)" stays.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::LazyLock;
 
 use super::super::RedactionClass;
@@ -17,7 +17,7 @@ use super::super::rule::{Rule, always, ex};
 use super::super::text::STACK;
 use crate::matcher::Matcher;
 
-/// The languages' forms, in the order of the combined pattern's groups.
+/// The languages' forms, in the order of their patterns in [`STARTS`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Form {
     Node,
@@ -46,45 +46,112 @@ const FORMS: [Form; 9] = [
 /// Each language's start, one pattern each, in [`FORMS`] order. At one position the earlier
 /// pattern wins, so the specific forms go before the JVM frame, which rejects what is not a
 /// frame location after matching.
-static STACK_RE: LazyLock<Matcher> = LazyLock::new(|| {
-    Matcher::new_many(&[
-        // A frame may follow a JSON-escaped line break or tab (`\n\tat com.x…`).
-        // Node: `at fn (/app/x.js:1:2)`, `at /app/x.js:1:2`, `at async fn (node:internal/x:1:2)`.
-        concat!(
-            r"(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+(?:(?:async|new)[ \t]+)?(?:[^ \t\r\n()]+[ \t]+)?\(?",
-            r"(?:file://)?[^ \t\r\n()]*(?:\.(?:js|mjs|cjs|ts|tsx|jsx)|node:[a-z_/]+):[0-9]+(?::[0-9]+)?\)?",
-        ),
-        // Rust: `stack backtrace:` and `at /src/main.rs:10:5`.
-        concat!(
-            r"stack backtrace:|(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+[^ \t\r\n()]*\.rs:[0-9]+:[0-9]+",
-            r"|(?:\A|\n)[ \t]+[0-9]{1,3}:[ \t]+[A-Za-z_<][A-Za-z0-9_<>]*::[^ \t\r\n]+",
-        ),
-        // .NET: `at Ns.Type.Method(args) in /src/File.cs:line 42`, and the async seam.
-        concat!(
-            r"(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+[A-Za-z_][A-Za-z0-9_.`<>\[\],+]*\([^()\n]*\)[ \t]+in[ \t]+[^\n]*:line[ \t]+[0-9]+",
-            r"|--- End of (?:inner exception )?stack trace(?: from previous location)?(?: ---)?",
-        ),
-        // JVM (Java, Kotlin, Scala), and Node's named frames: checked by `is_frame_location`.
-        // Unbounded repeats on purpose: the rules match bytes (see `matcher`), and a bounded
-        // repeat of a negated class could stop inside a character.
-        concat!(
-            r"(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+(?:async[ \t]+)?[A-Za-z_$][A-Za-z0-9_$]*(?:[./$][A-Za-z0-9_$<>-]+)+",
-            r"(?: \[as [A-Za-z0-9_$]+\])?[ ]?\([^()\n]*\)",
-        ),
-        r"Caused by:",
-        r#"Traceback \(most recent call last\):|(?-u:\b)File "[^"\n]+", line [0-9]+"#,
-        r"(?-u:\b)goroutine [0-9]+ \[[^\]\n]*\]:",
-        // PHP: `Stack trace:`, `#0 /var/www/x.php(12): …`, and a fatal error's
-        // `in /var/www/x.php:33` or `in /var/www/x.php on line 33`.
-        concat!(
-            r"Stack trace:|#[0-9]+ [^ \t\r\n()]*\.php\([0-9]+\)",
-            r"|(?-u:\b)in[ \t]+/[^ \t\r\n]*\.php(?::[0-9]+|[ \t]+on[ \t]+line[ \t]+[0-9]+)",
-        ),
-        // Ruby: `/app/x.rb:12:in 'm'` (also with a backtick), `from x.rb:3:in`.
-        r"(?:from[ \t]+)?[^ \t\r\n:()'`\x22]*\.rb:[0-9]+:in[ \t]+[`']",
-    ])
-    .expect("constant regex")
-});
+///
+/// Each is a matcher of its own, and so comes built ahead of time (see `matcher`): one
+/// alternation of all nine was too big to build ahead, so every process compiled it and
+/// filled its lazy DFA on the calling thread (about 0.2 ms of a 100-entry call).
+const STARTS: [&str; 9] = [
+    // A frame may follow a JSON-escaped line break or tab (`\n\tat com.x…`).
+    // Node: `at fn (/app/x.js:1:2)`, `at /app/x.js:1:2`, `at async fn (node:internal/x:1:2)`.
+    concat!(
+        r"(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+(?:(?:async|new)[ \t]+)?(?:[^ \t\r\n()]+[ \t]+)?\(?",
+        r"(?:file://)?[^ \t\r\n()]*(?:\.(?:js|mjs|cjs|ts|tsx|jsx)|node:[a-z_/]+):[0-9]+(?::[0-9]+)?\)?",
+    ),
+    // Rust: `stack backtrace:` and `at /src/main.rs:10:5`.
+    concat!(
+        r"stack backtrace:|(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+[^ \t\r\n()]*\.rs:[0-9]+:[0-9]+",
+        r"|(?:\A|\n)[ \t]+[0-9]{1,3}:[ \t]+[A-Za-z_<][A-Za-z0-9_<>]*::[^ \t\r\n]+",
+    ),
+    // .NET: `at Ns.Type.Method(args) in /src/File.cs:line 42`, and the async seam.
+    concat!(
+        r"(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+[A-Za-z_][A-Za-z0-9_.`<>\[\],+]*\([^()\n]*\)[ \t]+in[ \t]+[^\n]*:line[ \t]+[0-9]+",
+        r"|--- End of (?:inner exception )?stack trace(?: from previous location)?(?: ---)?",
+    ),
+    // JVM (Java, Kotlin, Scala), and Node's named frames: checked by `is_frame_location`.
+    // Unbounded repeats on purpose: the rules match bytes (see `matcher`), and a bounded
+    // repeat of a negated class could stop inside a character.
+    concat!(
+        r"(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+(?:async[ \t]+)?[A-Za-z_$][A-Za-z0-9_$]*(?:[./$][A-Za-z0-9_$<>-]+)+",
+        r"(?: \[as [A-Za-z0-9_$]+\])?[ ]?\([^()\n]*\)",
+    ),
+    r"Caused by:",
+    r#"Traceback \(most recent call last\):|(?-u:\b)File "[^"\n]+", line [0-9]+"#,
+    r"(?-u:\b)goroutine [0-9]+ \[[^\]\n]*\]:",
+    // PHP: `Stack trace:`, `#0 /var/www/x.php(12): …`, and a fatal error's
+    // `in /var/www/x.php:33` or `in /var/www/x.php on line 33`.
+    concat!(
+        r"Stack trace:|#[0-9]+ [^ \t\r\n()]*\.php\([0-9]+\)",
+        r"|(?-u:\b)in[ \t]+/[^ \t\r\n]*\.php(?::[0-9]+|[ \t]+on[ \t]+line[ \t]+[0-9]+)",
+    ),
+    // Ruby: `/app/x.rb:12:in 'm'` (also with a backtick), `from x.rb:3:in`.
+    r"(?:from[ \t]+)?[^ \t\r\n:()'`\x22]*\.rb:[0-9]+:in[ \t]+[`']",
+];
+
+fn start_matcher(form: usize) -> Matcher {
+    Matcher::new(STARTS[form]).expect("constant regex")
+}
+
+static START_RES: [LazyLock<Matcher>; 9] = [
+    LazyLock::new(|| start_matcher(0)),
+    LazyLock::new(|| start_matcher(1)),
+    LazyLock::new(|| start_matcher(2)),
+    LazyLock::new(|| start_matcher(3)),
+    LazyLock::new(|| start_matcher(4)),
+    LazyLock::new(|| start_matcher(5)),
+    LazyLock::new(|| start_matcher(6)),
+    LazyLock::new(|| start_matcher(7)),
+    LazyLock::new(|| start_matcher(8)),
+];
+
+/// Every stack rule searches all the starts.
+static MATCHERS: [&LazyLock<Matcher>; 9] = [
+    &START_RES[0],
+    &START_RES[1],
+    &START_RES[2],
+    &START_RES[3],
+    &START_RES[4],
+    &START_RES[5],
+    &START_RES[6],
+    &START_RES[7],
+    &START_RES[8],
+];
+
+/// The stack rules, in [`FORMS`] order.
+pub(crate) static RULES: [&Rule; 9] = [
+    &NODE, &RUST, &DOTNET, &JVM, &CAUSED_BY, &PYTHON, &GO, &PHP, &RUBY,
+];
+
+/// Every form, as a set (bit `k` for `FORMS[k]`).
+const ALL_FORMS: u16 = (1 << FORMS.len()) - 1;
+/// The JVM form's bit: see [`search_stack_start`].
+const JVM_FORM: u16 = 1 << 3;
+const _: () = assert!(matches!(FORMS[3], Form::Jvm));
+
+thread_local! {
+    /// The forms whose rules' gates are open for the message being redacted on this thread.
+    static OPEN_FORMS: Cell<u16> = const { Cell::new(ALL_FORMS) };
+}
+
+/// Runs `redact` with the stack search narrowed to `open` (bit `k` for the rule `RULES[k]`),
+/// the stack rules whose gates the message leaves open; every form again afterwards.
+///
+/// The search finds the same start as a search of every form. The form that starts earliest is
+/// the one whose rule cuts, so its gate is open: a closed gate never hides a hit (the
+/// gated-equals-ungated tests and the `redact` fuzz target hold every gate to that), and gates
+/// stay closed as a message is redacted. Among the open forms it is still the earliest. The
+/// one form a search can skip past is the JVM frame, whose candidates are rejected after
+/// matching and moved past; it is always searched, so the search moves past the same ones.
+pub(crate) fn with_open_forms<R>(open: u16, redact: impl FnOnce() -> R) -> R {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            OPEN_FORMS.set(ALL_FORMS);
+        }
+    }
+    OPEN_FORMS.set(open);
+    let _reset = Reset;
+    redact()
+}
 
 /// Where a trace starts, and in which form.
 type Start = Option<(usize, Form)>;
@@ -95,18 +162,24 @@ type Start = Option<(usize, Form)>;
 /// `at ` opens the Node, .NET and JVM rules alike), so a thread remembers the last short text it
 /// searched and its answer; the text itself is the key, so a hit is the answer a search gives.
 fn stack_start(s: &str) -> Start {
+    stack_start_of(s, OPEN_FORMS.get())
+}
+
+/// [`stack_start`] among `forms`; any set that holds the form a search of all of them finds
+/// gives the same answer, which is why one remembered answer serves every set.
+fn stack_start_of(s: &str, forms: u16) -> Start {
     /// Texts longer than this are searched every time rather than copied.
     const REMEMBERED: usize = 4096;
     thread_local! {
         static LAST: RefCell<Option<(String, Start)>> = const { RefCell::new(None) };
     }
     if s.len() > REMEMBERED {
-        return search_stack_start(s);
+        return search_stack_start(s, forms);
     }
     LAST.with_borrow_mut(|last| match last {
         Some((text, found)) if text == s => *found,
         _ => {
-            let found = search_stack_start(s);
+            let found = search_stack_start(s, forms);
             let (text, slot) = last.get_or_insert_with(|| (String::new(), None));
             text.clear();
             text.push_str(s);
@@ -116,15 +189,32 @@ fn stack_start(s: &str) -> Start {
     })
 }
 
-fn search_stack_start(s: &str) -> Start {
+/// Where the earliest trace starts among the forms in `forms`: what one alternation of them
+/// would find (the earliest start; at one start, the earlier form), with the JVM candidates
+/// that are not frames moved past.
+fn search_stack_start(s: &str, forms: u16) -> Start {
+    let forms = forms | JVM_FORM;
     let mut pos = 0;
     while pos <= s.len() {
-        let (which, m) = STACK_RE.find_which_at(s, pos)?;
-        let form = *FORMS.get(which)?;
-        if form != Form::Jvm || is_frame_location(m.as_str()) {
-            return Some((m.start(), form));
+        let mut best: Option<(usize, usize, usize)> = None;
+        for (k, re) in START_RES.iter().enumerate() {
+            if forms & 1 << k == 0 {
+                continue;
+            }
+            let Some(m) = re.find_at(s, pos) else {
+                continue;
+            };
+            // Forms are tried in order, so a later one wins only by starting earlier.
+            if best.is_none_or(|(start, _, _)| m.start() < start) {
+                best = Some((m.start(), m.end(), k));
+            }
         }
-        pos = super::super::text::next_char(s, m.start());
+        let (start, end, k) = best?;
+        let form = FORMS[k];
+        if form != Form::Jvm || is_frame_location(&s[start..end]) {
+            return Some((start, form));
+        }
+        pos = super::super::text::next_char(s, start);
     }
     None
 }
@@ -175,7 +265,7 @@ fn cut(s: &str, form: Form, hits: &mut u32) -> Option<String> {
         out.push_str(tail);
         // The kept line must not close a frame the head opened (`File " <STACK> Error:", line
         // 2`): a second run would cut there. Then only the head stays.
-        if stack_start(&out).is_some() {
+        if stack_start_of(&out, ALL_FORMS).is_some() {
             out.truncate(at);
         }
     }
@@ -201,7 +291,7 @@ fn python_exception_line(stack: &str) -> Option<&str> {
         "Fault",
     ];
     let ok = is_name && SUFFIXES.iter().any(|suf| name.ends_with(suf));
-    (ok && stack_start(last).is_none()).then_some(last)
+    (ok && stack_start_of(last, ALL_FORMS).is_none()).then_some(last)
 }
 
 fn open_paren(f: &Features) -> bool {
@@ -216,7 +306,7 @@ pub(crate) static JVM: Rule = Rule {
     keywords: &["at ", "at\t"],
     gate: open_paren,
     pass: |s, hits| cut(s, Form::Jvm, hits),
-    matchers: &[&STACK_RE],
+    matchers: &MATCHERS,
     examples: &[
         ex(
             "NullPointerException: x\n\tat com.shop.order.Svc.run(Svc.java:42)\n\tat java.base/java.lang.Thread.run(Thread.java:833)",
@@ -241,7 +331,7 @@ pub(crate) static CAUSED_BY: Rule = Rule {
     keywords: &["caused by:"],
     gate: always,
     pass: |s, hits| cut(s, Form::CausedBy, hits),
-    matchers: &[&STACK_RE],
+    matchers: &MATCHERS,
     examples: &[
         ex(
             "request failed Caused by: java.net.SocketTimeoutException: Read timed out",
@@ -260,7 +350,7 @@ pub(crate) static PYTHON: Rule = Rule {
     keywords: &["traceback", "file \""],
     gate: always,
     pass: |s, hits| cut(s, Form::Python, hits),
-    matchers: &[&STACK_RE],
+    matchers: &MATCHERS,
     examples: &[
         ex(
             "job failed Traceback (most recent call last):\n  File \"/app/jobs/run.py\", line 12, in main\n    go()\nValueError: bad input",
@@ -282,7 +372,7 @@ pub(crate) static GO: Rule = Rule {
     keywords: &["goroutine "],
     gate: always,
     pass: |s, hits| cut(s, Form::Go, hits),
-    matchers: &[&STACK_RE],
+    matchers: &MATCHERS,
     examples: &[
         ex(
             "panic: runtime error: index out of range\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:12 +0x1d",
@@ -304,7 +394,7 @@ pub(crate) static NODE: Rule = Rule {
     keywords: &[".js:", ".mjs:", ".cjs:", ".ts:", ".tsx:", ".jsx:", "node:"],
     gate: always,
     pass: |s, hits| cut(s, Form::Node, hits),
-    matchers: &[&STACK_RE],
+    matchers: &MATCHERS,
     examples: &[
         ex(
             "TypeError: Cannot read properties of undefined\n    at handler (/srv/app/routes/pay.js:41:17)\n    at Layer.handle (/srv/app/node_modules/express/lib/router/layer.js:95:5)",
@@ -326,7 +416,7 @@ pub(crate) static DOTNET: Rule = Rule {
     keywords: &[":line", "--- end of"],
     gate: always,
     pass: |s, hits| cut(s, Form::DotNet, hits),
-    matchers: &[&STACK_RE],
+    matchers: &MATCHERS,
     examples: &[
         ex(
             "System.InvalidOperationException: bad state\n   at Shop.Orders.OrderService.Place(Order o) in /src/Orders/OrderService.cs:line 57",
@@ -351,7 +441,7 @@ pub(crate) static RUST: Rule = Rule {
     keywords: &["stack backtrace:", ".rs:", "::"],
     gate: always,
     pass: |s, hits| cut(s, Form::Rust, hits),
-    matchers: &[&STACK_RE],
+    matchers: &MATCHERS,
     examples: &[
         ex(
             "thread 'main' panicked: oops\nstack backtrace:\n   0: rust_begin_unwind\n             at /rustc/abc/library/std/src/panicking.rs:597:5",
@@ -373,7 +463,7 @@ pub(crate) static PHP: Rule = Rule {
     keywords: &["stack trace:", ".php(", ".php"],
     gate: always,
     pass: |s, hits| cut(s, Form::Php, hits),
-    matchers: &[&STACK_RE],
+    matchers: &MATCHERS,
     examples: &[
         ex(
             "PHP Fatal error: Uncaught Exception: db down Stack trace: #0 /var/www/html/db.php(12): connect() #1 {main}",
@@ -396,7 +486,7 @@ pub(crate) static RUBY: Rule = Rule {
     keywords: &[".rb:"],
     gate: always,
     pass: |s, hits| cut(s, Form::Ruby, hits),
-    matchers: &[&STACK_RE],
+    matchers: &MATCHERS,
     examples: &[
         ex(
             "NoMethodError: undefined method 'id' for nil /app/models/order.rb:42:in 'total' from /app/app.rb:7:in '<main>'",
@@ -406,3 +496,90 @@ pub(crate) static RUBY: Rule = Rule {
     ],
     negatives: &["wrote config.rb: 12 lines", "see x.rb for details"],
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use regex_automata::Input;
+    use regex_automata::meta::Regex;
+    use regex_automata::util::syntax;
+
+    /// The search as one alternation of every start, the way it was written before the starts
+    /// were split: the oracle the split search is held to.
+    fn one_alternation(s: &str) -> Start {
+        static ALL: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::builder()
+                .configure(Regex::config().auto_prefilter(false))
+                .syntax(syntax::Config::new().unicode(false).utf8(false))
+                .build_many(&STARTS)
+                .expect("constant patterns")
+        });
+        let mut pos = 0;
+        while pos <= s.len() {
+            let m = ALL.find(Input::new(s).range(pos..))?;
+            let form = FORMS[m.pattern().as_usize()];
+            if form != Form::Jvm || is_frame_location(&s[m.range()]) {
+                return Some((m.start(), form));
+            }
+            pos = super::super::super::text::next_char(s, m.start());
+        }
+        None
+    }
+
+    const PIECES: &[&str] = &[
+        "at ",
+        "\tat ",
+        "\\n\\tat ",
+        "at async ",
+        "com.x.Svc.run(",
+        "Svc.java:42)",
+        "(Native Method)",
+        "(x)",
+        "/app/x.js:1:2",
+        "node:internal/x:3:4",
+        " in /src/A.cs:line 7",
+        "--- End of stack trace ---",
+        "Caused by:",
+        "Traceback (most recent call last):",
+        "File \"x.py\", line 3",
+        "goroutine 1 [running]:",
+        "Stack trace:",
+        "#0 /var/www/x.php(12)",
+        " in /var/www/x.php:33",
+        "/app/x.rb:12:in `m'",
+        "from x.rb:3:in '",
+        "stack backtrace:",
+        "\n  12: core::panic",
+        "at /src/main.rs:10:5",
+        "\n",
+        " ",
+        "(",
+        ")",
+        ":",
+        "::",
+        "Error: boom",
+        "日本",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+        /// The split search finds what one alternation of every start finds, searching every
+        /// form or any set that holds the form it finds.
+        #[test]
+        fn the_split_stack_search_finds_what_one_alternation_finds(
+            parts in prop::collection::vec(prop::sample::select(PIECES), 0..10),
+            extra in any::<u16>(),
+        ) {
+            let s: String = parts.concat();
+            let want = one_alternation(&s);
+            prop_assert_eq!(search_stack_start(&s, ALL_FORMS), want, "all forms, {:?}", s);
+            let found = want.map_or(0, |(_, form)| {
+                1 << FORMS.iter().position(|&f| f == form).expect("a form")
+            });
+            let some = (extra & ALL_FORMS) | found;
+            prop_assert_eq!(search_stack_start(&s, some), want, "forms {:#b}, {:?}", some, s);
+        }
+    }
+}
