@@ -153,13 +153,16 @@ impl KeyTable {
     /// The rules whose keywords `s` holds, given a test of whether the match `start..end` lies
     /// inside a placeholder (which does not count). A keyword whose rules are all open already
     /// is not looked at again.
+    ///
+    /// A table the writer built never points past itself. Were a stored one to (only an edited
+    /// file could, and `stored_keyword_table_is_current` compares the file with a fresh build
+    /// byte for byte), every rule is opened: slower, never a missed rule, never a panic.
     pub(crate) fn triggers(&self, s: &str, inside: impl Fn(usize, usize) -> bool) -> u128 {
         let mut state = 0usize;
         let mut triggers = 0u128;
         for (i, &b) in s.as_bytes().iter().enumerate() {
             let at = (state + usize::from(self.columns[usize::from(b)])) * 4;
             let Some(&[b0, b1, b2, b3]) = self.next.get(at..at + 4) else {
-                // Only a stored table could point past itself, and `read` checks it does not.
                 return u128::MAX;
             };
             state = u32::from_le_bytes([b0, b1, b2, b3]) as usize;
@@ -167,16 +170,23 @@ impl KeyTable {
                 continue;
             }
             let k = (state - self.first_match) >> self.shift;
-            if self.unions[k] & !triggers == 0 {
+            let Some(&union) = self.unions.get(k) else {
+                return u128::MAX;
+            };
+            if union & !triggers == 0 {
                 continue;
             }
+            // `check` holds every match state's range within `matches`.
             let (from, to) = (self.offsets[k] as usize, self.offsets[k + 1] as usize);
             for &(len, mask) in &self.matches[from..to] {
                 if mask & !triggers == 0 {
                     continue;
                 }
                 let end = i + 1;
-                if !inside(end - len, end) {
+                let Some(start) = end.checked_sub(len) else {
+                    return u128::MAX;
+                };
+                if !inside(start, end) {
                     triggers |= mask;
                 }
             }
@@ -243,8 +253,9 @@ impl KeyTable {
     }
 
     /// Whether the table's parts fit one another, so that a walk never indexes past them: every
-    /// column within a row, and every match state's keywords in `matches`. (The transitions
-    /// themselves are not read here; a transition past the table would panic, not misread.)
+    /// column within a row, and every match state's keywords in `matches`. The transitions
+    /// themselves are not read here (that would touch every page of the table at start-up):
+    /// [`KeyTable::triggers`] checks each one it follows.
     fn check(&self) -> Result<(), Malformed> {
         let Some(row) = 1usize.checked_shl(self.shift).filter(|&r| r <= 256) else {
             return Err(Malformed);
@@ -407,6 +418,29 @@ mod tests {
                 "cut at {cut}"
             );
         }
+    }
+
+    #[test]
+    fn a_transition_past_the_table_opens_every_rule() {
+        let tables = KeyTables {
+            ascii: KeyTable::build(&[(Cow::Borrowed("pass"), 1)]),
+            wide: KeyTable::build(&[(Cow::Borrowed("密码"), 2)]),
+        };
+        let mut bytes = tables.write(&[]);
+        // The first transition: the start state's on column 0, after the magic, the
+        // fingerprint, the columns and five counts.
+        let first = MAGIC.len() + 32 + 256 + 5 * 4;
+        bytes[first..first + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let bytes: &'static [u8] = bytes.leak();
+        let read = KeyTables::read(bytes, &fingerprint(&[]))
+            .expect("well formed")
+            .expect("same fingerprint");
+        assert_eq!(
+            read.ascii.triggers("pass", |_, _| false),
+            1,
+            "no column-0 byte"
+        );
+        assert_eq!(read.ascii.triggers("a pass", |_, _| false), u128::MAX);
     }
 
     #[test]
