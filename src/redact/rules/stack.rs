@@ -320,6 +320,7 @@ pub(crate) static JVM: Rule = Rule {
     negatives: &[
         "arrived at least (3) minutes late",
         "retry at 10:00 (UTC) scheduled",
+        "queued at x.y (idle) since 10:00",
     ],
 };
 
@@ -357,6 +358,12 @@ pub(crate) static PYTHON: Rule = Rule {
             "job failed <STACK> ValueError: bad input",
         ),
         ex("  File \"/srv/app.py\", line 7, in <module>", "<STACK>"),
+        // `at x.y (idle)` looks like a JVM frame but names no location: the search moves past
+        // it to the traceback.
+        ex(
+            "job at x.y (idle) Traceback (most recent call last): File \"w.py\", line 3",
+            "job at x.y (idle) <STACK>",
+        ),
     ],
     negatives: &[
         "Traceback logging is disabled",
