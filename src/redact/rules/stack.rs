@@ -104,17 +104,15 @@ static START_RES: [LazyLock<Matcher>; 9] = [
 ];
 
 /// Every stack rule searches all the starts.
-static MATCHERS: [&LazyLock<Matcher>; 9] = [
-    &START_RES[0],
-    &START_RES[1],
-    &START_RES[2],
-    &START_RES[3],
-    &START_RES[4],
-    &START_RES[5],
-    &START_RES[6],
-    &START_RES[7],
-    &START_RES[8],
-];
+static MATCHERS: [&LazyLock<Matcher>; 9] = {
+    let mut all = [&START_RES[0]; 9];
+    let mut k = 1;
+    while k < all.len() {
+        all[k] = &START_RES[k];
+        k += 1;
+    }
+    all
+};
 
 /// The stack rules, in [`FORMS`] order.
 pub(crate) static RULES: [&Rule; 9] = [
@@ -133,7 +131,7 @@ thread_local! {
 }
 
 /// Runs `redact` with the stack search narrowed to `open` (bit `k` for the rule `RULES[k]`),
-/// the stack rules whose gates the message leaves open; every form again afterwards.
+/// the stack rules whose gates the message leaves open; the set before it again afterwards.
 ///
 /// The search finds the same start as a search of every form. The form that starts earliest is
 /// the one whose rule cuts, so its gate is open: a closed gate never hides a hit (the
@@ -142,14 +140,13 @@ thread_local! {
 /// one form a search can skip past is the JVM frame, whose candidates are rejected after
 /// matching and moved past; it is always searched, so the search moves past the same ones.
 pub(crate) fn with_open_forms<R>(open: u16, redact: impl FnOnce() -> R) -> R {
-    struct Reset;
-    impl Drop for Reset {
+    struct Restore(u16);
+    impl Drop for Restore {
         fn drop(&mut self) {
-            OPEN_FORMS.set(ALL_FORMS);
+            OPEN_FORMS.set(self.0);
         }
     }
-    OPEN_FORMS.set(open);
-    let _reset = Reset;
+    let _restore = Restore(OPEN_FORMS.replace(open));
     redact()
 }
 
@@ -194,6 +191,10 @@ fn stack_start_of(s: &str, forms: u16) -> Start {
 /// that are not frames moved past.
 fn search_stack_start(s: &str, forms: u16) -> Start {
     let forms = forms | JVM_FORM;
+    // Per form, its first match at or after the last position searched from (`None` for none).
+    // A match that starts at or after the next position is that position's first match too,
+    // so only the forms whose match was passed are searched again.
+    let mut first: [Option<Option<(usize, usize)>>; 9] = [None; 9];
     let mut pos = 0;
     while pos <= s.len() {
         let mut best: Option<(usize, usize, usize)> = None;
@@ -201,12 +202,17 @@ fn search_stack_start(s: &str, forms: u16) -> Start {
             if forms & 1 << k == 0 {
                 continue;
             }
-            let Some(m) = re.find_at(s, pos) else {
+            let found = match first[k] {
+                Some(m) if m.is_none_or(|(start, _)| start >= pos) => m,
+                _ => re.find_at(s, pos).map(|m| (m.start(), m.end())),
+            };
+            first[k] = Some(found);
+            let Some((start, end)) = found else {
                 continue;
             };
             // Forms are tried in order, so a later one wins only by starting earlier.
-            if best.is_none_or(|(start, _, _)| m.start() < start) {
-                best = Some((m.start(), m.end(), k));
+            if best.is_none_or(|(at, _, _)| start < at) {
+                best = Some((start, end, k));
             }
         }
         let (start, end, k) = best?;
