@@ -81,6 +81,12 @@ static BYTE_CLASS: [u8; 256] = {
     t
 };
 
+/// Whether `b` can be part of a token-like run, `[A-Za-z0-9+/_-]`: what the features' run
+/// length counts and what `token.long-run` looks for.
+pub(crate) fn is_run_byte(b: u8) -> bool {
+    BYTE_CLASS[usize::from(b)] & B_RUN != 0
+}
+
 impl Features {
     /// Every gate open.
     pub(crate) const OPEN: Features = Features {
