@@ -15,7 +15,7 @@ use aho_corasick::MatchKind;
 
 use super::keytable::{KeyTable, KeyTables};
 use super::rule::Rule;
-use super::text::inside_placeholder;
+use super::text::{inside_placeholder, is_word_byte, placeholder_after};
 use crate::patterns::FxBuild;
 
 /// What one scan of a message found; each rule runs only where its gate is open.
@@ -202,7 +202,7 @@ impl Features {
 /// large call, bound by that load:
 ///
 /// * `.` and two ASCII letters (the country TLDs, 245 of them): looked up by their letters at
-///   each `.`, in a 26 x 26 table;
+///   each `.` that they end a label after, in a 26 x 26 table;
 /// * the other ASCII keywords: the table every message walks;
 /// * keywords with a non-ASCII byte (`密码`, `пароль`): a second table, walked only over a
 ///   message that holds a non-ASCII byte, since only such a message can hold one.
@@ -219,6 +219,22 @@ pub(crate) struct Prefilter {
     /// the tables built afresh; built on first use.
     #[cfg(test)]
     oracle: OnceLock<Box<(aho_corasick::AhoCorasick, Vec<u128>, KeyTables)>>,
+}
+
+/// The rules that may hold a `.xy` keyword, whose matches end a label (see
+/// [`Prefilter::dot_triggers`]); a test holds the catalogue to this list.
+#[cfg(test)]
+pub(crate) const DOT_PAIR_RULES: [&str; 2] = ["host.fqdn", "host.country"];
+
+/// Whether a host name whose last label ends before `at` in `s` can end there, as
+/// `host_apart` tests it: no word byte, `-` or placeholder at `at`. The placeholder keeps the
+/// features closed under redaction: `.co<SECRET>m` opens nothing that `.com` did not.
+fn ends_label(s: &str, at: usize) -> bool {
+    match s.as_bytes().get(at) {
+        Some(&c) if is_word_byte(c) || c == b'-' => false,
+        Some(b'<') => !placeholder_after(s, at),
+        _ => true,
+    }
 }
 
 /// The letters of a `.xy` keyword as its index in [`Prefilter::dot_pairs`].
@@ -317,11 +333,18 @@ impl Prefilter {
         triggers
     }
 
-    /// The rules the `.xy` keywords in `s` open. Such a keyword holds a `.`, which no
-    /// placeholder does, so it is never inside one.
+    /// The rules the `.xy` keywords in `s` open, where one ends a label: where neither a word
+    /// byte nor `-` follows it. Such a keyword holds a `.`, which no placeholder does, so it is
+    /// never inside one.
+    ///
+    /// Only the host rules hold `.xy` keywords (a test holds the catalogue to that), and a host they cut ends
+    /// with its top-level label, where `host_apart` wants neither a word byte nor `-` next. So
+    /// `.co` in `.com` and `.in` in `.internal` open nothing: on the bench's messages that kept
+    /// `host.country` out of 500,000 runs that all found nothing.
     fn dot_triggers(&self, s: &str) -> u128 {
         let b = s.as_bytes();
         memchr::memchr_iter(b'.', b)
+            .filter(|&i| ends_label(s, i + 3))
             .filter_map(|i| b.get(i..i + 3).and_then(dot_pair))
             .fold(0, |triggers, at| triggers | self.dot_pairs[at])
     }
@@ -343,6 +366,10 @@ impl Prefilter {
         });
         let mut want = 0;
         for m in reference.find_overlapping_iter(s) {
+            let pair = dot_pair(&s.as_bytes()[m.range()]).is_some();
+            if pair && !ends_label(s, m.end()) {
+                continue;
+            }
             if !inside_placeholder(s, m.start(), m.end()) {
                 want |= masks[m.pattern().as_usize()];
             }

@@ -930,6 +930,23 @@ fn stored_and_built_keyword_tables_find_the_same_matches() {
     );
 }
 
+/// A `.xy` keyword opens its rules only where it ends a label, which holds for a host rule's
+/// top-level label and for nothing else: a rule of another kind with such a keyword (`.rb`,
+/// `.py`) would be opened too rarely.
+#[test]
+fn only_the_host_rules_hold_dot_pair_keywords() {
+    let pair = |k: &str| {
+        let b = k.as_bytes();
+        b.len() == 3 && b[0] == b'.' && b[1..].iter().all(u8::is_ascii_alphabetic)
+    };
+    let holders: Vec<&str> = catalogue()
+        .iter()
+        .filter(|rule| rule.keywords.iter().any(|k| pair(k)))
+        .map(|rule| rule.id)
+        .collect();
+    assert_eq!(holders, super::prefilter::DOT_PAIR_RULES);
+}
+
 /// Every keyword of the catalogue, for the scan's property test.
 static KEYWORDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     catalogue()
