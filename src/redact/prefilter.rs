@@ -13,9 +13,10 @@ use std::sync::OnceLock;
 #[cfg(test)]
 use aho_corasick::MatchKind;
 
+use super::RedactionClass;
 use super::keytable::{KeyTable, KeyTables};
 use super::rule::Rule;
-use super::text::{inside_placeholder, is_word_byte, placeholder_after};
+use super::text::{inside_placeholder, is_word_byte, placeholder_after, placeholder_at};
 use crate::patterns::FxBuild;
 
 /// What one scan of a message found; each rule runs only where its gate is open.
@@ -50,7 +51,7 @@ pub struct Features {
     pub(crate) digit: bool,
     pub(crate) bracket_digit: bool,
     pub(crate) hash_digit: bool,
-    /// A `-` followed by five `[a-z0-9]`: a pod name's suffix (`-x2k4m`), or its head.
+    /// A `-` and five `[a-z0-9]` where a name can end: a pod name's suffix (`-x2k4m`).
     pub(crate) pod_suffix: bool,
     pub(crate) max_run: u32,
 }
@@ -88,6 +89,14 @@ pub(crate) fn is_run_byte(b: u8) -> bool {
 }
 
 impl Features {
+    /// Whether `bytes` hold a `-` and five `[a-z0-9]` anywhere: [`Features::pod_suffix`]
+    /// wherever a name ends.
+    fn pod_heads(bytes: &[u8]) -> bool {
+        let seg = |b: &u8| BYTE_CLASS[usize::from(*b)] & B_SEG != 0;
+        memchr::memchr_iter(b'-', bytes)
+            .any(|i| bytes.get(i + 1..i + 6).is_some_and(|w| w.iter().all(seg)))
+    }
+
     /// Every gate open.
     pub(crate) const OPEN: Features = Features {
         triggers: u128::MAX,
@@ -130,13 +139,20 @@ impl Features {
             digit |= class & B_DIGIT != 0;
         }
         let max_run = u32::try_from(max_run).unwrap_or(u32::MAX);
-        // `-` and five `[a-z0-9]`: a pod name's suffix, or the head of one once a placeholder
-        // replaces what follows.
+        // `-` and five `[a-z0-9]` where a pod name can end, as `pass_pod_shape` tests it: no
+        // letter, digit, `-` or placeholder next. So `-servi` in `user-service` is none. The
+        // placeholder keeps the feature closed under redaction: `-abcde<TOKEN>` is not one
+        // where `-abcdefgh` was not.
+        let name_ends = |at: usize| match bytes.get(at) {
+            Some(&c) if c.is_ascii_alphanumeric() || c == b'-' => false,
+            Some(b'<') => !placeholder_at(bytes, at),
+            _ => true,
+        };
         let (mut pod_suffix, mut double_dash, mut spaced_dash) = (false, false, false);
         for i in memchr::memchr_iter(b'-', bytes) {
             double_dash |= bytes.get(i + 1) == Some(&b'-');
             spaced_dash |= i > 0 && matches!(bytes[i - 1], b' ' | b'\t');
-            pod_suffix |= (i + 1..=i + 5).all(seg_at);
+            pod_suffix |= (i + 1..=i + 5).all(seg_at) && name_ends(i + 6);
         }
         let digits = |from: usize, n: usize| (from..from + n).all(digit_at);
         let mut colons = 0;
@@ -210,6 +226,9 @@ impl Features {
 /// Both tables come stored with the binary ([`super::keytable`]); a start-up builds neither.
 pub(crate) struct Prefilter {
     tables: KeyTables,
+    /// The stack rules: a message that holds one's keywords may be cut (see
+    /// [`Prefilter::scan`]).
+    stack_rules: u128,
     /// Per `.xy` keyword, at `26 * x + y` (letters as `0..26`), the rules it opens.
     dot_pairs: Vec<u128>,
     /// Every keyword, lowercased, with the rules it opens: what the three parts split.
@@ -304,8 +323,14 @@ impl Prefilter {
                 }
             }
         }
+        let stack_rules = rules
+            .iter()
+            .enumerate()
+            .filter(|(_, rule)| rule.class == RedactionClass::Stack)
+            .fold(0, |set, (i, _)| set | 1 << i);
         Prefilter {
             tables: KeyTables::stored(rules).unwrap_or_else(|| build_tables(rules)),
+            stack_rules,
             dot_pairs,
             #[cfg(test)]
             all: keywords_of(rules),
@@ -315,9 +340,20 @@ impl Prefilter {
     }
 
     /// The features of `s`.
+    ///
+    /// A `.xy` keyword and a pod suffix count only where a name can end after them, as the
+    /// rules they open test it; a placeholder put next to one leaves it as it was. But a stack
+    /// rule cuts the text before a trace and puts a space after it: `web-7d9f8c6b5-x2k4mTraceback
+    /// (…` becomes `web-7d9f8c6b5-x2k4m <STACK>`, whose pod name ends now. Only a message that
+    /// holds a stack rule's keywords can be cut, so there both count wherever they are.
     pub(crate) fn scan(&self, s: &str) -> Features {
         let mut f = Features::bytes(s.as_bytes());
-        f.triggers = Prefilter::triggers_of(&self.tables, s) | self.dot_triggers(s);
+        let triggers = Prefilter::triggers_of(&self.tables, s);
+        let may_be_cut = triggers & self.stack_rules != 0;
+        f.triggers = triggers | self.dot_triggers(s, may_be_cut);
+        if may_be_cut {
+            f.pod_suffix |= Features::pod_heads(s.as_bytes());
+        }
         f
     }
 
@@ -341,10 +377,11 @@ impl Prefilter {
     /// with its top-level label, where `host_apart` wants neither a word byte nor `-` next. So
     /// `.co` in `.com` and `.in` in `.internal` open nothing: on the bench's messages that kept
     /// `host.country` out of 500,000 runs that all found nothing.
-    fn dot_triggers(&self, s: &str) -> u128 {
+    /// With `anywhere`, a `.xy` keyword counts wherever it is.
+    fn dot_triggers(&self, s: &str, anywhere: bool) -> u128 {
         let b = s.as_bytes();
         memchr::memchr_iter(b'.', b)
-            .filter(|&i| ends_label(s, i + 3))
+            .filter(|&i| anywhere || ends_label(s, i + 3))
             .filter_map(|i| b.get(i..i + 3).and_then(dot_pair))
             .fold(0, |triggers, at| triggers | self.dot_pairs[at])
     }
@@ -364,17 +401,22 @@ impl Prefilter {
                 .expect("constant patterns");
             Box::new((reference, masks, build_tables(super::catalogue())))
         });
-        let mut want = 0;
+        // The keywords but the `.xy` ones; those that end a label; all of those.
+        let (mut want, mut ending, mut pairs) = (0, 0, 0);
         for m in reference.find_overlapping_iter(s) {
-            let pair = dot_pair(&s.as_bytes()[m.range()]).is_some();
-            if pair && !ends_label(s, m.end()) {
-                continue;
-            }
-            if !inside_placeholder(s, m.start(), m.end()) {
-                want |= masks[m.pattern().as_usize()];
+            let mask = masks[m.pattern().as_usize()];
+            if dot_pair(&s.as_bytes()[m.range()]).is_some() {
+                pairs |= mask;
+                if ends_label(s, m.end()) {
+                    ending |= mask;
+                }
+            } else if !inside_placeholder(s, m.start(), m.end()) {
+                want |= mask;
             }
         }
-        let dots = self.dot_triggers(s);
+        let may_be_cut = want & self.stack_rules != 0;
+        want |= if may_be_cut { pairs } else { ending };
+        let dots = self.dot_triggers(s, may_be_cut);
         let own = self.scan(s).triggers;
         // The wide table on every text, not only where `scan` walks it.
         let inside = |start, end| inside_placeholder(s, start, end);

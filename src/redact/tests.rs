@@ -930,6 +930,31 @@ fn stored_and_built_keyword_tables_find_the_same_matches() {
     );
 }
 
+/// A stack cut puts a space after the text before the trace, so a host or pod name written
+/// against the trace ends only once the trace is cut: the gates, read before it, must still
+/// open the rules that cut the name then (a gated-against-ungated case found these).
+#[test]
+fn a_name_that_a_stack_cut_ends_is_still_cut() {
+    for (input, want) in [
+        (
+            "job on smtp.wanadoo.frTraceback (most recent call last):",
+            "job on <HOST> <STACK>",
+        ),
+        (
+            "lookup smtp.example.coCaused by: java.io.IOException: x",
+            "lookup <HOST> <STACK>",
+        ),
+        (
+            "web-7d9f8c6b5-x2k4mTraceback (most recent call last):",
+            "<POD> <STACK>",
+        ),
+    ] {
+        check(input, want);
+        let mut counts = RedactionCounts::default();
+        assert_eq!(redact_ungated(input, &mut counts), want);
+    }
+}
+
 /// A `.xy` keyword opens its rules only where it ends a label, which holds for a host rule's
 /// top-level label and for nothing else: a rule of another kind with such a keyword (`.rb`,
 /// `.py`) would be opened too rarely.
@@ -1447,7 +1472,14 @@ fn byte_features_by_walking(bytes: &[u8]) -> Features {
         f.bracket_digit |= b.is_ascii_digit() && prev == Some(&b'[');
         f.hash_digit |= b.is_ascii_digit() && prev == Some(&b'#');
         let tail = &bytes[i + 1..];
-        f.pod_suffix |= *b == b'-' && tail.len() >= 5 && tail[..5].iter().all(seg);
+        let after = tail.get(5..).unwrap_or_default();
+        f.pod_suffix |= *b == b'-'
+            && tail.len() >= 5
+            && tail[..5].iter().all(seg)
+            && !after
+                .first()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'-')
+            && !PLACEHOLDERS.iter().any(|p| after.starts_with(p.as_bytes()));
     }
     f
 }

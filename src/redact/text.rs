@@ -178,7 +178,12 @@ pub(crate) fn inside_placeholder(s: &str, start: usize, end: usize) -> bool {
 
 /// Whether a placeholder starts at `i` (see [`placeholder_before`]).
 pub(crate) fn placeholder_after(s: &str, i: usize) -> bool {
-    let tail = s.as_bytes().get(i..).unwrap_or_default();
+    placeholder_at(s.as_bytes(), i)
+}
+
+/// Whether a placeholder starts at `i` of `bytes`: [`placeholder_after`] on bytes.
+pub(crate) fn placeholder_at(bytes: &[u8], i: usize) -> bool {
+    let tail = bytes.get(i..).unwrap_or_default();
     PLACEHOLDERS.iter().any(|p| tail.starts_with(p.as_bytes()))
 }
 
