@@ -1833,6 +1833,16 @@ proptest! {
 }
 
 proptest! {
+    /// The long-run rule's split of a name is `str::split` on `-` and `_`, empty parts and all.
+    #[test]
+    fn name_segments_are_the_split_on_dash_and_underscore(s in "[a-z0-9_é-]{0,24}") {
+        let want: Vec<&str> = s.split(['-', '_']).collect();
+        let got: Vec<&str> = super::rules::tokens::name_segments(&s).collect();
+        prop_assert_eq!(got, want);
+    }
+}
+
+proptest! {
     /// The pod-keyword rule reads its name as a match's tail; that must be the pattern's group.
     #[test]
     fn pod_context_names_are_the_patterns_group(
