@@ -184,9 +184,14 @@ pub(crate) static POD_NAME: Rule = Rule {
         ),
         ex("fluentd-x7k2p on node ready", "<POD> on node ready"),
         ex("job backup-28374651-q8w2z failed", "job <POD> failed"),
+        ex(
+            "payment-service-7d8f9c6b5-x2k4m: OOMKilled",
+            "<POD>: OOMKilled",
+        ),
     ],
     negatives: &[
         "order-service timed out",
+        "upstream user-service returned 503",
         "order-20261130-bcdfg queued",
         "retry-1 of kafka-0",
     ],

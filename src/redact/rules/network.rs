@@ -246,9 +246,14 @@ pub(crate) static COUNTRY: Rule = Rule {
         ex("resolve smtp.wanadoo.fr failed", "resolve <HOST> failed"),
         ex("lookup smtp.uni-wien.ac.at failed", "lookup <HOST> failed"),
         ex("rhost=biblioteka.wsi.edu.pl", "rhost=<HOST>"),
+        ex(
+            "resolve smtp.wanadoo.fr, then retry",
+            "resolve <HOST>, then retry",
+        ),
     ],
     negatives: &[
         "run deploy.sh and main.py",
+        "unpacked kernel.common.tar",
         "see README.md",
         "mapred.tip.id is deprecated",
     ],
