@@ -158,9 +158,14 @@ pub(crate) static FQDN: Rule = Rule {
             "GET https://<HOST>/v1/charge 502",
         ),
         ex("resolve redis.cache.svc.cluster.local", "resolve <HOST>"),
+        ex(
+            "push to registry.example.io/app:1 done",
+            "push to <HOST>/app:1 done",
+        ),
     ],
     negatives: &[
         "com.shop.order.OrderService started",
+        "read proc.ioports table",
         "loaded logback.xml and Bar.java",
         "topic order.created.v1 lag 15",
         "taint node.kubernetes.io/unreachable",
