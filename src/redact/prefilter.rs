@@ -16,7 +16,7 @@ use aho_corasick::MatchKind;
 use super::RedactionClass;
 use super::keytable::{KeyTable, KeyTables};
 use super::rule::Rule;
-use super::text::{inside_placeholder, is_word_byte, placeholder_after, placeholder_at};
+use super::text::{inside_placeholder, is_word_byte, placeholder_at};
 use crate::patterns::FxBuild;
 
 /// What one scan of a message found; each rule runs only where its gate is open.
@@ -143,16 +143,12 @@ impl Features {
         // letter, digit, `-` or placeholder next. So `-servi` in `user-service` is none. The
         // placeholder keeps the feature closed under redaction: `-abcde<TOKEN>` is not one
         // where `-abcdefgh` was not.
-        let name_ends = |at: usize| match bytes.get(at) {
-            Some(&c) if c.is_ascii_alphanumeric() || c == b'-' => false,
-            Some(b'<') => !placeholder_at(bytes, at),
-            _ => true,
-        };
         let (mut pod_suffix, mut double_dash, mut spaced_dash) = (false, false, false);
         for i in memchr::memchr_iter(b'-', bytes) {
             double_dash |= bytes.get(i + 1) == Some(&b'-');
             spaced_dash |= i > 0 && matches!(bytes[i - 1], b' ' | b'\t');
-            pod_suffix |= (i + 1..=i + 5).all(seg_at) && name_ends(i + 6);
+            pod_suffix |=
+                (i + 1..=i + 5).all(seg_at) && name_ends(bytes, i + 6, u8::is_ascii_alphanumeric);
         }
         let digits = |from: usize, n: usize| (from..from + n).all(digit_at);
         let mut colons = 0;
@@ -245,15 +241,21 @@ pub(crate) struct Prefilter {
 #[cfg(test)]
 pub(crate) const DOT_PAIR_RULES: [&str; 2] = ["host.fqdn", "host.country"];
 
-/// Whether a host name whose last label ends before `at` in `s` can end there, as
-/// `host_apart` tests it: no word byte, `-` or placeholder at `at`. The placeholder keeps the
-/// features closed under redaction: `.co<SECRET>m` opens nothing that `.com` did not.
-fn ends_label(s: &str, at: usize) -> bool {
-    match s.as_bytes().get(at) {
-        Some(&c) if is_word_byte(c) || c == b'-' => false,
-        Some(b'<') => !placeholder_after(s, at),
+/// Whether a name can end at `at` of `bytes`: no byte that goes on a name (`joins`, or `-`)
+/// and no placeholder there. The placeholder keeps the features closed under redaction:
+/// `.co<SECRET>m` opens nothing that `.com` did not.
+fn name_ends(bytes: &[u8], at: usize, joins: impl Fn(&u8) -> bool) -> bool {
+    match bytes.get(at) {
+        Some(c) if joins(c) || *c == b'-' => false,
+        Some(b'<') => !placeholder_at(bytes, at),
         _ => true,
     }
+}
+
+/// Whether a host name whose last label ends before `at` in `s` can end there, as
+/// `host_apart` tests it: no word byte, `-` or placeholder next.
+fn ends_label(s: &str, at: usize) -> bool {
+    name_ends(s.as_bytes(), at, |&c| is_word_byte(c))
 }
 
 /// The letters of a `.xy` keyword as its index in [`Prefilter::dot_pairs`].
