@@ -168,6 +168,10 @@ impl Gather for Lines {
     fn len(&self) -> usize {
         self.ends.len()
     }
+
+    fn bytes(&self) -> usize {
+        self.text.len()
+    }
 }
 
 impl Lines {

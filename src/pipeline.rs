@@ -33,7 +33,15 @@ pub(crate) trait Gather: Default + Send {
     fn push(&mut self, item: Self::Item<'_>);
     /// How many items the batch holds.
     fn len(&self) -> usize;
+    /// About how many bytes of text the batch holds; [`BATCH_BYTES`] ends a batch early.
+    fn bytes(&self) -> usize {
+        0
+    }
 }
+
+/// A batch is handed over once it holds this much text, however few items: a few large items
+/// (stack traces of megabytes) must not make a batch, and the batches in flight, unbounded.
+pub(crate) const BATCH_BYTES: usize = 1024 * 1024;
 
 /// Owned items, one by one.
 impl<T: Send> Gather for Vec<T> {
@@ -47,7 +55,8 @@ impl<T: Send> Gather for Vec<T> {
 }
 
 /// Runs `read`, which hands every item it reads to the callback it is given, on this thread, and
-/// `consume` (which prepares raw batches and folds) on a worker that owns `state`. `prepare_here`
+/// `consume` (which prepares raw batches and folds) on a worker that owns `state`; a batch is
+/// `batch_size` items or [`BATCH_BYTES`] of text, whichever comes first. `prepare_here`
 /// is the reader's own preparer of a whole batch, used when the worker is behind. Returns what
 /// `read` returned and the state after every item was folded. Unless `parallel`, no thread is
 /// started: `consume` runs here, batch by batch, and gives the same state.
@@ -73,7 +82,7 @@ where
         let mut batch = B::default();
         let read = read(&mut |item: B::Item<'_>| {
             batch.push(item);
-            if batch.len() < batch_size {
+            if batch.len() < batch_size && batch.bytes() < BATCH_BYTES {
                 return;
             }
             if let (false, Some(s)) = (parallel, idle.as_mut()) {
@@ -124,6 +133,43 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Strings in one batch, their bytes counted.
+    #[derive(Default)]
+    struct Texts(Vec<String>);
+
+    impl Gather for Texts {
+        type Item<'a> = &'a str;
+        fn push(&mut self, item: &str) {
+            self.0.push(item.to_owned());
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn bytes(&self) -> usize {
+            self.0.iter().map(String::len).sum()
+        }
+    }
+
+    /// A few large items end a batch before its count does, so the batches in flight hold
+    /// about [`BATCH_BYTES`] each, whatever the items' size.
+    #[test]
+    fn a_batch_ends_at_its_bytes_before_its_count() {
+        let item = "x".repeat(BATCH_BYTES / 3 + 1);
+        for parallel in [false, true] {
+            let (_, sizes) = share::<Texts, _, _, _>(
+                parallel,
+                1000,
+                Vec::new(),
+                |sink| (0..10).for_each(|_| sink(&item)),
+                |texts: Texts| texts,
+                |sizes: &mut Vec<usize>, batch| match batch {
+                    Batch::Raw(texts) | Batch::Prepared(texts) => sizes.push(texts.len()),
+                },
+            );
+            assert_eq!(sizes, [3, 3, 3, 1], "parallel: {parallel}");
+        }
+    }
 
     #[test]
     fn every_item_is_folded_once_in_order_whoever_prepares_it() {

@@ -391,6 +391,10 @@ impl Gather for Entries {
     fn len(&self) -> usize {
         self.cuts.len()
     }
+
+    fn bytes(&self) -> usize {
+        self.text.len()
+    }
 }
 
 impl Entries {
