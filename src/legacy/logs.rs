@@ -447,7 +447,7 @@ fn split_entries<R: Read>(
                 // Handed over while its strings still borrow from the buffer, then consumed; one
                 // that fails to parse stays unread, where the streaming parser stopped too.
                 let len = bytes.len();
-                sink(serde_json::from_slice::<EntryRef>(bytes)?);
+                sink(parse_element(bytes)?);
                 s.consume(len);
             }
             None => {
@@ -457,6 +457,17 @@ fn split_entries<R: Read>(
             }
         }
         n += 1;
+    }
+}
+
+/// One entry's bytes, parsed. serde_json checks the UTF-8 of every string it reads from a slice,
+/// one string at a time; bytes known to be UTF-8 are parsed as a `str`, which it does not check
+/// again. The whole element is checked at once (SIMD), and bytes that fail go to the slice
+/// parser, which says what it says of them today: the two parse valid UTF-8 alike.
+fn parse_element(bytes: &[u8]) -> serde_json::Result<EntryRef<'_>> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(bytes),
     }
 }
 
