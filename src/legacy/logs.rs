@@ -413,9 +413,10 @@ impl SplitError {
 }
 
 /// Hands every element of the array whose `[` the streaming parser just read to `sink`, and
-/// leaves the closing `]` for the streaming parser. An object whole in the buffer is parsed from
-/// its own bytes ([`Source::take_element`]); anything else goes to the streaming parser, which
-/// refuses what is not an object as [`LogEntry`] does, reading as far as it reads to say so.
+/// leaves the closing `]` for the streaming parser. An object the source can hold whole (read on
+/// if the buffer's end cuts it, [`Source::element`]) is parsed from its own bytes; anything else
+/// goes to the streaming parser, which refuses what is not an object as [`LogEntry`] does,
+/// reading as far as it reads to say so.
 /// The commas and the closing bracket follow serde_json's array grammar: one comma between
 /// elements, whitespace anywhere between, no trailing comma.
 fn split_entries<R: Read>(
@@ -437,8 +438,10 @@ fn split_entries<R: Read>(
             (_, 1..) => return Err(SplitError::Shape("expected a comma or the array's end")),
             (next, 0) => next,
         };
+        // The streaming parser reads on where an entry's bytes so far parse to their end.
+        let begins = |bytes: &[u8]| parse_element(bytes).is_err_and(|e| e.is_eof());
         let cut = if next == Some(b'{') {
-            s.element()
+            s.element(begins)
         } else {
             None
         };
@@ -515,7 +518,7 @@ impl<'de> Deserialize<'de> for Count {
 
 #[cfg(test)]
 mod tests {
-    use super::super::source::Steps;
+    use super::super::source::{MAX_ELEMENT, Recorded, Steps};
     use super::*;
     use proptest::prelude::*;
 
@@ -639,14 +642,33 @@ mod tests {
     ) -> [Result<(LogsSummary, Vec<LogEntry>), ReadFailure>; 2] {
         let run = |split| {
             let mut entries = Vec::new();
-            let reader = Steps {
-                bytes: doc,
-                step,
-                fails,
+            let calls = RefCell::new(Vec::new());
+            let reader = Recorded {
+                inner: Steps {
+                    bytes: doc,
+                    step,
+                    fails,
+                },
+                calls: &calls,
             };
-            read_with(reader, &mut |e| entries.push(e.into_owned()), split).map(|s| (s, entries))
+            let read = read_with(reader, &mut |e| entries.push(e.into_owned()), split);
+            (read.map(|s| (s, entries)), calls.into_inner())
         };
-        [run(true), run(false)]
+        let ((split, split_calls), (unsplit, unsplit_calls)) = (run(true), run(false));
+        // A reader that counts or checks its bytes (the boundary's cap) sees no read the
+        // streaming parser would not have made: the splitter's reads are the first of its,
+        // to the first that ended or failed (after which it may ask again, for nothing). The
+        // splitter can stop sooner: a slice parser sees a break without the byte after it.
+        let to_the_end = |calls: Vec<(usize, Option<usize>)>| {
+            let end = calls.iter().position(|&(_, n)| matches!(n, None | Some(0)));
+            calls[..end.map_or(calls.len(), |e| e + 1)].to_vec()
+        };
+        let (split_calls, unsplit_calls) = (to_the_end(split_calls), to_the_end(unsplit_calls));
+        assert!(
+            unsplit_calls.starts_with(&split_calls),
+            "the reads made of the reader: {split_calls:?} against {unsplit_calls:?}"
+        );
+        [split, unsplit]
     }
 
     /// A field value: mostly what the Mock writes, sometimes another type or nested JSON with
@@ -784,18 +806,22 @@ mod tests {
         }
     }
 
+    /// An entry longer than a read is read on and cut whole; one longer than the source holds
+    /// goes to the streaming parser. Either way the entries are the streaming parser's.
     #[test]
-    fn an_entry_not_whole_in_the_buffer_is_streamed() {
-        let message = "m".repeat(200_000);
-        let doc = format!(
-            r#"{{"success":true,"logs":[{{"message":"a"}},{{"message":"{message}","metrics":[{{}}]}}, {{"level":"x"}}]}}"#
-        );
-        let [split, unsplit] = both(doc.as_bytes(), 4096, false);
-        let (summary, entries) = split.unwrap();
-        assert_eq!(summary.entries, 3);
-        assert_eq!(entries[1].message.as_deref(), Some(message.as_str()));
-        assert_eq!(entries[2].level.as_deref(), Some("x"));
-        assert_eq!(Ok((summary, entries)), unsplit);
+    fn an_entry_longer_than_a_read_is_read_as_the_streaming_parser_reads_it() {
+        for (len, step) in [(200_000, 4096), (MAX_ELEMENT + CHUNK, CHUNK)] {
+            let message = "m".repeat(len);
+            let doc = format!(
+                r#"{{"success":true,"logs":[{{"message":"a"}},{{"message":"{message}","metrics":[{{}}]}}, {{"level":"x"}}]}}"#
+            );
+            let [split, unsplit] = both(doc.as_bytes(), step, false);
+            let (summary, entries) = split.unwrap();
+            assert_eq!(summary.entries, 3);
+            assert_eq!(entries[1].message.as_deref(), Some(message.as_str()));
+            assert_eq!(entries[2].level.as_deref(), Some("x"));
+            assert_eq!(Ok((summary, entries)), unsplit);
+        }
     }
 
     #[test]
