@@ -56,6 +56,8 @@ pub(crate) struct KeyTable {
     offsets: Vec<u32>,
     /// Per keyword a match state ends: its length in bytes and the rules it opens.
     matches: Vec<(usize, u128)>,
+    /// The longest keyword's length in bytes.
+    longest: usize,
 }
 
 /// The prefilter's two keyword tables.
@@ -146,6 +148,7 @@ impl KeyTable {
             first_match,
             unions: unions(&offsets, &matches),
             offsets,
+            longest: longest(&matches),
             matches,
         }
     }
@@ -154,44 +157,98 @@ impl KeyTable {
     /// inside a placeholder (which does not count). A keyword whose rules are all open already
     /// is not looked at again.
     ///
+    /// The walk is one load after another, each waiting on the last; so a message is walked in
+    /// two lanes at once, its first part and its second, and the processor overlaps their
+    /// loads. The second lane starts the longest keyword's length before its part and counts
+    /// only the keywords ending in it: by then its state is the one walking the whole message
+    /// reaches (a state is the longest end of the bytes so far that begins a keyword, never
+    /// longer than a keyword), so the lanes find what one walk finds.
+    ///
     /// A table the writer built never points past itself. Were a stored one to (only an edited
     /// file could, and `stored_keyword_table_is_current` compares the file with a fresh build
     /// byte for byte), every rule is opened: slower, never a missed rule, never a panic.
     pub(crate) fn triggers(&self, s: &str, inside: impl Fn(usize, usize) -> bool) -> u128 {
-        let mut state = 0usize;
-        let mut triggers = 0u128;
-        for (i, &b) in s.as_bytes().iter().enumerate() {
-            let at = (state + usize::from(self.columns[usize::from(b)])) * 4;
-            let Some(&[b0, b1, b2, b3]) = self.next.get(at..at + 4) else {
-                return u128::MAX;
-            };
-            state = u32::from_le_bytes([b0, b1, b2, b3]) as usize;
-            if state < self.first_match {
-                continue;
-            }
-            let k = (state - self.first_match) >> self.shift;
-            let Some(&union) = self.unions.get(k) else {
-                return u128::MAX;
-            };
-            if union & !triggers == 0 {
-                continue;
-            }
-            // `check` holds every match state's range within `matches`.
-            let (from, to) = (self.offsets[k] as usize, self.offsets[k + 1] as usize);
-            for &(len, mask) in &self.matches[from..to] {
-                if mask & !triggers == 0 {
-                    continue;
-                }
-                let end = i + 1;
-                let Some(start) = end.checked_sub(len) else {
-                    return u128::MAX;
-                };
-                if !inside(start, end) {
-                    triggers |= mask;
-                }
+        let bytes = s.as_bytes();
+        // Below this the second lane's lead-in would be most of its walk.
+        if bytes.len() < 2 * self.longest.max(8) {
+            return self.walk(bytes, &inside).unwrap_or(u128::MAX);
+        }
+        self.two_lanes(bytes, &inside).unwrap_or(u128::MAX)
+    }
+
+    /// One walk over `bytes`; `None` where the table points past itself.
+    fn walk(&self, bytes: &[u8], inside: &impl Fn(usize, usize) -> bool) -> Option<u128> {
+        let (mut state, mut triggers) = (0, 0);
+        for (i, &b) in bytes.iter().enumerate() {
+            state = self.next_state(state, b)?;
+            if state >= self.first_match {
+                self.ends_at(state, i + 1, &mut triggers, inside)?;
             }
         }
-        triggers
+        Some(triggers)
+    }
+
+    /// [`KeyTable::walk`] in two lanes (see [`KeyTable::triggers`]); `bytes` are at least twice
+    /// the longest keyword.
+    fn two_lanes(&self, bytes: &[u8], inside: &impl Fn(usize, usize) -> bool) -> Option<u128> {
+        // The first lane walks `..mid`, the second `mid - longest..`: the same length, give or
+        // take a byte.
+        let mid = (bytes.len() + self.longest) / 2;
+        let lead = mid - self.longest;
+        let (first, second) = (&bytes[..mid], &bytes[lead..]);
+        let (mut a, mut b, mut triggers) = (0, 0, 0);
+        for (i, (&x, &y)) in first.iter().zip(second).enumerate() {
+            a = self.next_state(a, x)?;
+            b = self.next_state(b, y)?;
+            if a >= self.first_match {
+                self.ends_at(a, i + 1, &mut triggers, inside)?;
+            }
+            if b >= self.first_match && lead + i >= mid {
+                self.ends_at(b, lead + i + 1, &mut triggers, inside)?;
+            }
+        }
+        for (i, &y) in second.iter().enumerate().skip(first.len()) {
+            b = self.next_state(b, y)?;
+            if b >= self.first_match {
+                self.ends_at(b, lead + i + 1, &mut triggers, inside)?;
+            }
+        }
+        Some(triggers)
+    }
+
+    /// The state after `state` on byte `b`.
+    #[inline(always)]
+    fn next_state(&self, state: usize, b: u8) -> Option<usize> {
+        let at = (state + usize::from(self.columns[usize::from(b)])) * 4;
+        let &[b0, b1, b2, b3] = self.next.get(at..at + 4)? else {
+            return None;
+        };
+        Some(u32::from_le_bytes([b0, b1, b2, b3]) as usize)
+    }
+
+    /// Adds to `triggers` the rules of the keywords the match state `state` ends at byte `end`,
+    /// outside a placeholder, unless all of them are in it already. Out of line: inlined, it
+    /// left the walks too few registers for their states.
+    #[inline(never)]
+    fn ends_at(
+        &self,
+        state: usize,
+        end: usize,
+        triggers: &mut u128,
+        inside: &impl Fn(usize, usize) -> bool,
+    ) -> Option<()> {
+        let k = (state - self.first_match) >> self.shift;
+        if self.unions.get(k)? & !*triggers == 0 {
+            return Some(());
+        }
+        // `check` holds every match state's range within `matches`.
+        let (from, to) = (self.offsets[k] as usize, self.offsets[k + 1] as usize);
+        for &(len, mask) in &self.matches[from..to] {
+            if mask & !*triggers != 0 && !inside(end.checked_sub(len)?, end) {
+                *triggers |= mask;
+            }
+        }
+        Some(())
     }
 
     #[cfg(test)]
@@ -246,6 +303,7 @@ impl KeyTable {
             first_match,
             unions: unions(&offsets, &matches),
             offsets,
+            longest: longest(&matches),
             matches,
         };
         table.check()?;
@@ -274,6 +332,11 @@ impl KeyTable {
             && self.matches.iter().all(|&(len, _)| len > 0);
         if fits { Ok(()) } else { Err(Malformed) }
     }
+}
+
+/// The longest keyword among the matches.
+fn longest(matches: &[(usize, u128)]) -> usize {
+    matches.iter().map(|&(len, _)| len).max().unwrap_or(0)
 }
 
 /// Per match state, the union of the rules its keywords open.
@@ -441,6 +504,14 @@ mod tests {
             "no column-0 byte"
         );
         assert_eq!(read.ascii.triggers("a pass", |_, _| false), u128::MAX);
+        let long = format!("{}pass {}", "p".repeat(40), "s".repeat(40));
+        assert_eq!(read.ascii.triggers(&long, |_, _| false), 1, "two lanes");
+        let long = format!("{}pass {}", "p".repeat(40), "s a".repeat(40));
+        assert_eq!(
+            read.ascii.triggers(&long, |_, _| false),
+            u128::MAX,
+            "two lanes"
+        );
     }
 
     #[test]
@@ -452,5 +523,52 @@ mod tests {
             0
         );
         assert_eq!(table.triggers("a secret", |start, _| start != 2), 1);
+        // Both lanes, the second's lead-in too: a keyword is asked about once, where it is.
+        let text = format!("{}secret{}secret", "-".repeat(30), "-".repeat(30));
+        let asked = std::cell::RefCell::new(Vec::new());
+        let at = |start, end| {
+            asked.borrow_mut().push((start, end));
+            true
+        };
+        assert_eq!(table.triggers(&text, at), 0);
+        assert_eq!(*asked.borrow(), [(30, 36), (66, 72)]);
+    }
+
+    proptest::proptest! {
+        /// The two lanes find what one walk finds, wherever the keywords fall (in the second
+        /// lane's lead-in, across the lanes' meeting point), in any case and any script, and
+        /// with placeholders refusing some of them.
+        #[test]
+        fn two_lanes_find_what_one_walk_finds(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(every_keyword()),
+                    "[ a-zA-Z0-9=:_.<>-]{0,12}",
+                    "[é中密码ü ]{0,4}",
+                ],
+                0..40,
+            ),
+            refused in 0usize..7,
+        ) {
+            let text: String = parts.concat();
+            let inside = |start: usize, end: usize| refused > 0 && (start + end).is_multiple_of(refused);
+            let tables = KeyTables::stored(catalogue()).expect("the stored table");
+            for table in [&tables.ascii, &tables.wide] {
+                proptest::prop_assert_eq!(
+                    table.triggers(&text, inside),
+                    table.walk(text.as_bytes(), &inside).unwrap_or(u128::MAX),
+                    "{:?}", text
+                );
+            }
+        }
+    }
+
+    /// Every keyword of the catalogue, as written and in capitals.
+    fn every_keyword() -> Vec<String> {
+        catalogue()
+            .iter()
+            .flat_map(|rule| rule.keywords.iter())
+            .flat_map(|k| [k.to_string(), k.to_uppercase()])
+            .collect()
     }
 }
