@@ -167,13 +167,22 @@ impl KeyTable {
     /// A table the writer built never points past itself. Were a stored one to (only an edited
     /// file could, and `stored_keyword_table_is_current` compares the file with a fresh build
     /// byte for byte), every rule is opened: slower, never a missed rule, never a panic.
-    pub(crate) fn triggers(&self, s: &str, inside: impl Fn(usize, usize) -> bool) -> u128 {
-        let bytes = s.as_bytes();
+    pub(crate) fn triggers(
+        &self,
+        s: &(impl AsRef<[u8]> + ?Sized),
+        inside: impl Fn(usize, usize) -> bool,
+    ) -> u128 {
+        let bytes = s.as_ref();
         // Below this the second lane's lead-in would be most of its walk.
         if bytes.len() < 2 * self.longest.max(8) {
             return self.walk(bytes, &inside).unwrap_or(u128::MAX);
         }
         self.two_lanes(bytes, &inside).unwrap_or(u128::MAX)
+    }
+
+    /// The length of the longest keyword, in bytes.
+    pub(crate) fn longest(&self) -> usize {
+        self.longest
     }
 
     /// One walk over `bytes`; `None` where the table points past itself.

@@ -204,6 +204,30 @@ impl Features {
 
 // ---------------------------------------------------------------------------------------------
 
+/// Whether any of the eight bytes of `word` is not ASCII.
+fn holds_non_ascii(word: &[u8]) -> bool {
+    let word: [u8; 8] = word.try_into().unwrap_or([0x80; 8]);
+    u64::from_ne_bytes(word) & 0x8080_8080_8080_8080 != 0
+}
+
+/// The index of the first byte of `bytes` that is not ASCII, eight bytes at a time.
+fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while from + 8 <= bytes.len() && !holds_non_ascii(&bytes[from..from + 8]) {
+        from += 8;
+    }
+    Some(from + bytes[from..].iter().position(|b| !b.is_ascii())?)
+}
+
+/// The index of the last byte of `bytes` that is not ASCII, eight bytes at a time.
+fn last_non_ascii(bytes: &[u8]) -> Option<usize> {
+    let mut to = bytes.len();
+    while to >= 8 && !holds_non_ascii(&bytes[to - 8..to]) {
+        to -= 8;
+    }
+    bytes[..to].iter().rposition(|b| !b.is_ascii())
+}
+
 /// The keyword scan over every rule's keywords, and which rules each keyword opens.
 ///
 /// Keywords match ASCII letters in any case: the tables are built over the lowercased keywords
@@ -217,7 +241,9 @@ impl Features {
 ///   each `.` that they end a label after, in a 26 x 26 table;
 /// * the other ASCII keywords: the table every message walks;
 /// * keywords with a non-ASCII byte (`密码`, `пароль`): a second table, walked only over a
-///   message that holds a non-ASCII byte, since only such a message can hold one.
+///   message that holds a non-ASCII byte, since only such a message can hold one, and there
+///   only from a keyword's length before its first such byte to a keyword's length after its
+///   last.
 ///
 /// Both tables come stored with the binary ([`super::keytable`]); a start-up builds neither.
 pub(crate) struct Prefilter {
@@ -362,11 +388,22 @@ impl Prefilter {
     /// The rules whose keywords (other than `.xy`) `s` holds outside a placeholder, by `tables`.
     /// `<SECRET>`, `<TOKEN>`, `<HOST>`… spell keywords; counted, they would open a gate on
     /// every redacted line and keep the features from being closed under redaction.
+    ///
+    /// Every keyword of the wide table holds a non-ASCII byte, so each match lies within a
+    /// keyword's length of the first and the last such byte: only that span is walked, which
+    /// spares a Chinese message's long ASCII stack trace or URL a second walk.
     fn triggers_of(tables: &KeyTables, s: &str) -> u128 {
         let inside = |start, end| inside_placeholder(s, start, end);
         let mut triggers = tables.ascii.triggers(s, inside);
-        if !s.is_ascii() {
-            triggers |= tables.wide.triggers(s, inside);
+        let b = s.as_bytes();
+        if let Some(first) = first_non_ascii(b) {
+            let last = last_non_ascii(b).unwrap_or(first);
+            let reach = tables.wide.longest().max(1);
+            let from = (first + 1).saturating_sub(reach);
+            let to = (last + reach).min(b.len());
+            triggers |= tables
+                .wide
+                .triggers(&b[from..to], |start, end| inside(from + start, from + end));
         }
         triggers
     }
