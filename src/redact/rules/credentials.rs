@@ -462,14 +462,32 @@ fn is_inert_value(v: &str) -> bool {
     v.is_empty()
         || is_placeholder(v)
         || METHOD_VALUES.contains(&v)
-        // A small hex number (`sessionid: 0x14ede63a5a70002`) is an id, not a credential.
-        || v.strip_prefix("0x").is_some_and(|h| {
-            (1..=16).contains(&h.len()) && h.bytes().all(|b| b.is_ascii_hexdigit())
-        })
         || v.bytes().all(|b| b == b'*')
         || ["null", "none", "nil", "undefined"]
             .iter()
             .any(|x| v.eq_ignore_ascii_case(x))
+}
+
+/// Whether `v`, the value of `key`, is no credential: [`is_inert_value`], or a small hex
+/// number after a session-id key (ZooKeeper's `sessionid: 0x14ede63a5a70002` names a session,
+/// it does not open one). After any other key a hex number is what it looks like: the value of
+/// `password: 0xdeadbeef` is a password.
+fn is_inert_value_of(key: &str, v: &str) -> bool {
+    is_inert_value(v)
+        || (is_session_id_key(key)
+            && v.strip_prefix("0x").is_some_and(|h| {
+                (1..=16).contains(&h.len()) && h.bytes().all(|b| b.is_ascii_hexdigit())
+            }))
+}
+
+/// `sessionid`, `session_id`, `SessionId`, `zk.session-id`.
+fn is_session_id_key(key: &str) -> bool {
+    let (n, last) = key_words(key);
+    let w = |i: usize| last[i + 3 - n];
+    (n >= 1 && w(n - 1).eq_ignore_ascii_case("sessionid"))
+        || (n >= 2
+            && w(n - 2).eq_ignore_ascii_case("session")
+            && w(n - 1).eq_ignore_ascii_case("id"))
 }
 
 /// The key of a [`KV_RE`] match: its leading run of key characters, without the quotes,
@@ -590,7 +608,7 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
         }
         let resume = resume.max(ve);
         let value = &s[vs..ve];
-        if is_inert_value(value) {
+        if is_inert_value_of(key, value) {
             pos = pos.max(resume);
             continue;
         }
@@ -814,8 +832,14 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
             "redirect?token%3Dabc123%26next",
             "redirect?token%3D<SECRET>%26next",
         ),
+        ex(
+            "auth ok password: 0xdeadbeef user=bob",
+            "auth ok password: <SECRET> user=bob",
+        ),
     ],
     negatives: &[
+        "closed the connection which had sessionid 0x14ed93111f20005",
+        "session_id=0x14ed93111f20005 expired",
         "invalid token: signature mismatch.",
         "bypass=true keyboard=us monkey=3",
         "password, username and email are required",
@@ -1139,7 +1163,7 @@ fn pass_xml(s: &str, hits: &mut u32) -> Option<String> {
             continue;
         }
         let name = key.as_str().rsplit(':').next().unwrap_or(key.as_str());
-        if !is_secret_key(name) || is_inert_value(value.as_str()) {
+        if !is_secret_key(name) || is_inert_value_of(name, value.as_str()) {
             continue;
         }
         if e.replace(value.start(), value.end(), SECRET) {
@@ -1167,6 +1191,7 @@ pub(crate) static XML: Rule = Rule {
             "<db.password>Pr0dPass</db.password>",
             "<db.password><SECRET></db.password>",
         ),
+        ex("<token>0x1F2E3D4C</token>", "<token><SECRET></token>"),
         ex(
             r#"<property name="hibernate.connection.password" value="x1"/>"#,
             r#"<property name="hibernate.connection.password" value="<SECRET>"/>"#,
@@ -1275,6 +1300,7 @@ pub(crate) static CLI_SINGLE_DASH: Rule = Rule {
             "keytool -importcert -storepass changeit2 -noprompt",
             "keytool -importcert -storepass <SECRET> -noprompt",
         ),
+        ex("mount -Password 0xdeadbeef1", "mount -Password <SECRET>"),
     ],
     negatives: &["use -Password to set it", "openssl -passin is unset"],
 };
