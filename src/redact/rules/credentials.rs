@@ -838,7 +838,7 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         ),
     ],
     negatives: &[
-        "closed the connection which had sessionid 0x14ed93111f20005",
+        "Processed session termination for sessionid: 0x14ed93111f20005",
         "session_id=0x14ed93111f20005 expired",
         "invalid token: signature mismatch.",
         "bypass=true keyboard=us monkey=3",
