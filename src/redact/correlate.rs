@@ -82,6 +82,37 @@ impl Mark {
     pub(crate) fn shift(&mut self, by: isize) {
         self.start = self.start.wrapping_add_signed(by);
     }
+
+    /// The mark moved by `by` bytes.
+    pub(crate) fn moved(mut self, by: isize) -> Mark {
+        self.shift(by);
+        self
+    }
+
+    /// A mark for `placeholder` at `start`, standing for the raw `value`.
+    pub(crate) fn new(
+        start: usize,
+        placeholder: &'static str,
+        class: Option<RedactionClass>,
+        value: &str,
+    ) -> Mark {
+        Mark {
+            start,
+            placeholder,
+            class,
+            value: value.to_owned(),
+        }
+    }
+
+    /// The placeholder written.
+    pub(crate) fn placeholder(&self) -> &'static str {
+        self.placeholder
+    }
+
+    /// The raw value the placeholder replaced.
+    pub(crate) fn value(&self) -> &str {
+        &self.value
+    }
 }
 
 /// Updates `marks` (on `cur`, sorted by start) to `next`, the output of one rule's pass over
@@ -100,7 +131,7 @@ pub(crate) fn follow(cur: &str, next: &str, traced: &[Traced], marks: &mut Vec<M
         // Marks before the edit move with the text before it.
         while let Some(m) = old.next_if(|m| m.start < e.start) {
             if m.end() <= e.start {
-                marks.push(moved(m, shift));
+                marks.push(m.moved(shift));
             }
         }
         // Marks inside the replaced span are part of the new value; one straddling its end is
@@ -129,12 +160,7 @@ pub(crate) fn follow(cur: &str, next: &str, traced: &[Traced], marks: &mut Vec<M
         }
         shift += e.with_len as isize - (e.end - e.start) as isize;
     }
-    marks.extend(old.map(|m| moved(m, shift)));
-}
-
-fn moved(mut m: Mark, by: isize) -> Mark {
-    m.shift(by);
-    m
+    marks.extend(old.map(|m| m.moved(shift)));
 }
 
 /// Whether applying `edits` to `cur` gives exactly `next`: then they are the whole pass.

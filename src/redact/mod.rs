@@ -53,6 +53,7 @@
 //!   replaced, and a [`Correlator`] writes the labels afterwards, in input order.
 
 pub(crate) mod correlate;
+mod escaped;
 mod keytable;
 mod prefilter;
 mod rule;
@@ -366,7 +367,7 @@ impl Redactor {
         if message.is_empty() {
             return Cow::Borrowed(message);
         }
-        redact_with(message, &self.prefilter.scan(message), counts, None)
+        redact_with(message, Gate::Scan(&self.prefilter), counts, None)
     }
 
     /// [`Redactor::redact`], also keeping `marks`: where each placeholder sits in the output and
@@ -382,7 +383,7 @@ impl Redactor {
         if message.is_empty() {
             return Cow::Borrowed(message);
         }
-        redact_with(message, &self.prefilter.scan(message), counts, Some(marks))
+        redact_with(message, Gate::Scan(&self.prefilter), counts, Some(marks))
     }
 }
 
@@ -396,7 +397,7 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
 /// `redact` fuzz target hold the gates to.
 #[doc(hidden)]
 pub fn redact_ungated<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
-    redact_with(message, &Features::OPEN, counts, None)
+    redact_with(message, Gate::Open, counts, None)
 }
 
 /// Rounds a redaction runs at most. Every change puts a placeholder where raw text was, and no
@@ -404,7 +405,108 @@ pub fn redact_ungated<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow
 /// rule's examples reach a fixed point well within this bound.
 const MAX_ROUNDS: usize = 8;
 
+/// How a redaction learns which rules a text opens: the prefilter's scan, or every rule.
+#[derive(Clone, Copy)]
+enum Gate<'p> {
+    Scan(&'p Prefilter),
+    Open,
+}
+
+impl Gate<'_> {
+    fn features(self, s: &str) -> Features {
+        match self {
+            Gate::Scan(prefilter) => prefilter.scan(s),
+            Gate::Open => Features::OPEN,
+        }
+    }
+}
+
+/// Levels of escaping the escaped view reads through (a payload encoded twice).
+const ESCAPE_LEVELS: usize = 2;
+
+/// Times the escaped view can make a message change before it is returned as it stands: the
+/// rules read the changed text again (escaped, then decoded) until a reading changes nothing,
+/// which is what keeps `redact(redact(x)) == redact(x)` for escaped text.
+const ESCAPED_READINGS: usize = 3;
+
+/// Redacts `message` as it stands, then, when it holds escapes, [decoded](escaped) as well.
 fn redact_with<'a>(
+    message: &'a str,
+    gate: Gate<'_>,
+    counts: &mut RedactionCounts,
+    mut marks: Option<&mut Vec<Mark>>,
+) -> Cow<'a, str> {
+    let (mut cur, mut decoded_changed) =
+        redact_levels(message, gate, counts, marks.as_deref_mut(), ESCAPE_LEVELS);
+    // A reading whose decoded part changed nothing left a text both readings leave alone.
+    for _ in 1..ESCAPED_READINGS {
+        if !decoded_changed {
+            break;
+        }
+        let (next, changed) =
+            redact_levels(&cur, gate, counts, marks.as_deref_mut(), ESCAPE_LEVELS);
+        decoded_changed = changed;
+        if let Cow::Owned(next) = next {
+            cur = Cow::Owned(next);
+        }
+    }
+    cur
+}
+
+/// One reading: the rules over `message`, then over its decoded text, `levels` deep; and
+/// whether the decoded text changed anything.
+fn redact_levels<'a>(
+    message: &'a str,
+    gate: Gate<'_>,
+    counts: &mut RedactionCounts,
+    mut marks: Option<&mut Vec<Mark>>,
+    levels: usize,
+) -> (Cow<'a, str>, bool) {
+    let cur = redact_rounds(
+        message,
+        &gate.features(message),
+        counts,
+        marks.as_deref_mut(),
+    );
+    if levels == 0 {
+        return (cur, false);
+    }
+    let mut replacements = Vec::new();
+    // The decoded stretches' redactions: `replacements` borrows their text.
+    let mut redacted = Vec::new();
+    for stretch in escaped::stretches(&cur) {
+        let Some(decoded) = escaped::decode(&cur[stretch.clone()]) else {
+            continue;
+        };
+        let mut inner_marks = Vec::new();
+        let (text, _) = redact_levels(
+            &decoded.text,
+            gate,
+            counts,
+            Some(&mut inner_marks),
+            levels - 1,
+        );
+        if *text != decoded.text {
+            let text = text.into_owned();
+            redacted.push((stretch.start, decoded, text, inner_marks));
+        }
+    }
+    for (offset, decoded, text, inner_marks) in &redacted {
+        replacements.extend(
+            escaped::replacements(&decoded.text, text, inner_marks)
+                .into_iter()
+                .map(|r| r.onto_source(decoded, *offset)),
+        );
+    }
+    if replacements.is_empty() {
+        return (cur, false);
+    }
+    let out = escaped::carry_back(&cur, &replacements, marks);
+    (Cow::Owned(out), true)
+}
+
+/// The rules' rounds over `message` as it stands.
+fn redact_rounds<'a>(
     message: &'a str,
     f: &Features,
     counts: &mut RedactionCounts,

@@ -218,9 +218,10 @@ fn secret_value_holding_sql_quotes_or_keywords_is_redacted_once() {
         "SELECT * FROM`<NUM> apikey=<SECRET>",
     );
     check("delete from pwd=`,\"`", "delete from pwd=<SECRET>,<STR>");
+    // The value stops before the escaped quote (`\"` is the line's, not the value's).
     check(
         "delete from\\\"-\nApiKey:b\\\"'",
-        "delete from\\\"-\nApiKey:<SECRET>\"<STR>",
+        "delete from\\\"-\nApiKey:<SECRET>\\\"<STR>",
     );
     check(
         "Pass: UPDATE k SET\"UPDATE k SET 2\"",
@@ -1513,6 +1514,38 @@ proptest! {
         for s in &secrets {
             prop_assert!(!out.contains(s.as_str()), "{s:?} leaked from {line:?}: {out:?}");
         }
+        prop_assert_eq!(r(&out), out.clone());
+    }
+
+    /// A line shipped inside a JSON log line, or a payload encoded twice, hides its quotes and
+    /// line breaks behind backslashes; the escaped view still finds every planted value, the
+    /// line stays one JSON document, and a second run changes nothing.
+    #[test]
+    fn planted_secrets_never_leak_from_escaped_lines(
+        pre in filler(),
+        items in prop::collection::vec(planted(), 1..4),
+        sep in prop::sample::select(&[" ", "\n", "\n  ", "\t", "\r\n"][..]),
+        twice in any::<bool>(),
+    ) {
+        let mut text = pre;
+        let mut secrets = Vec::new();
+        for (item, raw) in &items {
+            text.push_str(sep);
+            text.push_str(item);
+            secrets.extend(raw.iter().cloned());
+        }
+        let mut line = serde_json::json!({"level": "error", "msg": text}).to_string();
+        if twice {
+            line = serde_json::json!({"msg": line}).to_string();
+        }
+        let out = r(&line);
+        for s in &secrets {
+            prop_assert!(!out.contains(s.as_str()), "{s:?} leaked from {line:?}: {out:?}");
+        }
+        prop_assert!(
+            serde_json::from_str::<serde_json::Value>(&out).is_ok(),
+            "{line:?} became {out:?}, no longer JSON"
+        );
         prop_assert_eq!(r(&out), out.clone());
     }
 

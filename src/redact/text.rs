@@ -47,7 +47,23 @@ impl<'s> Edit<'s> {
     }
 
     /// Replaces `src[start..end]`; spans must come in order and not overlap (others are ignored).
+    ///
+    /// A span never splits an escape sequence (`\n`, `\"`): one that starts on the escaped
+    /// character or ends on its backslash is narrowed by that byte, so escaped text (a JSON log
+    /// line, a string literal) stays well formed around the placeholder. The byte left out is
+    /// the escape's own, never the value's.
     pub(crate) fn replace(&mut self, start: usize, end: usize, with: &str) -> bool {
+        let b = self.src.as_bytes();
+        let (start, end) = if start < end {
+            let start = start + usize::from(escaped_at(b, start));
+            let end = end - usize::from(start < end && escaped_at(b, end));
+            if start >= end {
+                return false;
+            }
+            (start, end)
+        } else {
+            (start, end)
+        };
         if start < self.last
             || end < start
             || end > self.src.len()
@@ -77,6 +93,15 @@ impl<'s> Edit<'s> {
         out.push_str(&self.src[self.last..]);
         Some(out)
     }
+}
+
+/// Whether the byte at `i` is the character of an escape sequence (`n` of `\n`, the quote of
+/// `\"`): one of JSON's escape characters after an odd run of backslashes.
+fn escaped_at(b: &[u8], i: usize) -> bool {
+    matches!(
+        b.get(i),
+        Some(b'n' | b'r' | b't' | b'"' | b'\\' | b'/' | b'\'')
+    ) && b[..i].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1
 }
 
 /// One replacement an [`Edit`] made while a [`Tracer`] was listening: which text it edited

@@ -356,6 +356,7 @@ fn unquoted_end(s: &str, start: usize, cookie: bool) -> usize {
         }
         if ends_value(ch)
             || (ch == '%' && ["%26", "%20", "%22"].iter().any(|p| s[i..].starts_with(p)))
+            || (ch == '\\' && end > start && escapes_an_end(s, i))
         {
             break;
         }
@@ -363,6 +364,19 @@ fn unquoted_end(s: &str, start: usize, cookie: bool) -> usize {
         end = i;
     }
     end
+}
+
+/// Whether the backslashes from `i` escape what ends a value in escaped text: the quote that
+/// closes the string a line was written in (`\"`, `\\\"` when encoded twice), or a line break or
+/// tab (`\n`, `\r`, `\t`). A value stops before them; a backslash inside it (`ab\\cd`) stays.
+fn escapes_an_end(s: &str, i: usize) -> bool {
+    let rest = &s.as_bytes()[i..];
+    let run = rest.iter().take_while(|&&b| b == b'\\').count();
+    match rest.get(run) {
+        Some(b'"') => true,
+        Some(b'n' | b'r' | b't') => run % 2 == 1,
+        _ => false,
+    }
 }
 
 /// How a value after a separator is delimited: (content start, content end, resume at).
@@ -639,7 +653,12 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
 
 static CLI_FLAG_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(
-        r#"--[A-Za-z0-9-]*(?i-u:password|passwd|token|secret|api-key|apikey)[ \t]+([^ \t\r\n"'\-][^ \t\r\n"']*)"#,
+        // Quoted, or up to a space or quote; a backslash before a quote escapes it (the line
+        // is JSON or a shell string), so the value ends before it.
+        concat!(
+            r#"--[A-Za-z0-9-]*(?i-u:password|passwd|token|secret|api-key|apikey)[ \t]+"#,
+            r#"(?:"([^"\\\r\n]+)"|'([^'\r\n]+)'|([^ \t\r\n"'\\\-](?:[^ \t\r\n"'\\]|\\[^ \t\r\n"'])*))"#,
+        ),
     )
     .expect("constant regex")
 });
@@ -681,7 +700,9 @@ fn pass_auth_scheme(s: &str, hits: &mut u32) -> Option<String> {
 fn pass_regex_groups(s: &str, re: &Matcher, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in re.captures_iter(s) {
-        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
+        // The first group that took part: a rule's alternatives each have their own.
+        let v = (1..=3).find_map(|g| caps.get(g));
+        let (Some(whole), Some(v)) = (caps.get(0), v) else {
             continue;
         };
         // An ASCII flag only, as the prefilter sees it (see [`pass_auth_scheme`]).
@@ -865,8 +886,16 @@ pub(crate) static CLI_FLAG: Rule = Rule {
             "vault login --token s.abcdef123",
             "vault login --token <SECRET>",
         ),
+        ex(
+            "deploy --api-key 'k3y with space' --env prod",
+            "deploy --api-key '<SECRET>' --env prod",
+        ),
     ],
-    negatives: &["--password-stdin used", "--token-ttl 60s --user root"],
+    negatives: &[
+        "--password-stdin used",
+        "--token-ttl 60s --user root",
+        "--password '' was empty",
+    ],
 };
 
 /// Tool-specific short flags that carry a password: `mysql -pSECRET`, `sshpass -p x`,
@@ -1366,6 +1395,11 @@ pub(crate) static SPACED: Rule = Rule {
         ex(
             "Setting secret_token to 69rqTIQ5Lde5a2rplC",
             "Setting secret_token to <SECRET>",
+        ),
+        // Inside a JSON string, read decoded (see `escaped`).
+        ex(
+            r#"{"msg":"ran: app --password \"Tr1cky\" --user root"}"#,
+            r#"{"msg":"ran: app --password \"<SECRET>\" --user root"}"#,
         ),
     ],
     negatives: &[

@@ -256,14 +256,21 @@ fn cut(s: &str, form: Form, hits: &mut u32) -> Option<String> {
     if found != form {
         return None;
     }
+    // A stack that starts on an escape's character (`\\tat` encoded twice) takes the escape's
+    // backslashes too: the head never ends in half an escape.
+    let start = s[..start].trim_end_matches('\\').len();
     let head = s[..start].trim_end();
-    let mut out = String::with_capacity(head.len() + 48);
+    let stop = escaped_stack_end(s, start);
+    let mut out = String::with_capacity(head.len() + 48 + s.len() - stop);
     out.push_str(head);
     if !head.is_empty() {
         out.push(' ');
     }
     out.push_str(STACK);
-    if form == Form::Python
+    if stop < s.len() {
+        // The rest of the line after an escaped stack (`"}` of a JSON log line) stays.
+        out.push_str(&s[stop..]);
+    } else if form == Form::Python
         && let Some(tail) = python_exception_line(&s[start..])
     {
         let at = out.len();
@@ -277,6 +284,34 @@ fn cut(s: &str, form: Form, hits: &mut u32) -> Option<String> {
     }
     *hits += 1;
     Some(out)
+}
+
+/// Where a stack written escaped inside a string (`\n\tat …` in a JSON log line) ends: at the
+/// quote that closes that string, when the stack breaks its lines with escapes. The first line
+/// break or tab escape tells how deep the stack is escaped (`\n` once, `\\n` twice), and so
+/// which quote closes its string (`"` for once, `\"` for twice). A stack with real line
+/// breaks, or none at all, runs to the end of the text.
+fn escaped_stack_end(s: &str, start: usize) -> usize {
+    let b = s.as_bytes();
+    let mut breaks = None;
+    let mut i = start;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                let run = b[i..].iter().take_while(|&&c| c == b'\\').count();
+                match b.get(i + run) {
+                    Some(b'n' | b'r' | b't') if breaks.is_none() => breaks = Some(run),
+                    Some(b'"') if breaks == Some(run + 1) => return i,
+                    _ => {}
+                }
+                i += run + 1;
+            }
+            b'\n' | b'\r' => return s.len(),
+            b'"' if breaks == Some(1) => return i,
+            _ => i += 1,
+        }
+    }
+    s.len()
 }
 
 /// The final `SomeError: message` line of a Python traceback, the part a reader needs.
@@ -320,7 +355,7 @@ pub(crate) static JVM: Rule = Rule {
         ),
         ex(
             r#"{"msg":"boom\n\tat com.shop.Pay.charge(Pay.java:88)\n\tat x.Y.z(Y.java:1)"}"#,
-            r#"{"msg":"boom <STACK>"#,
+            r#"{"msg":"boom <STACK>"}"#,
         ),
     ],
     negatives: &[
