@@ -911,8 +911,9 @@ static CLI_PASSWORD_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?-u:\b)(?:sqlcmd|bcp|isql|osql)(?-u:\b)[^\n|;&]*?[ \t]-P[ \t]*['\x22]?([^ \t\r\n'\x22]+)",
         // `net use [Z:] \\host\share [password] /user:DOMAIN\name [password]`.
         r"|(?-u:\b)(?i-u:net)[ \t]+(?i-u:use)[ \t]+(?:[A-Za-z]:[ \t]+)?[^ \t\r\n]+[ \t]+(?:([^ \t\r\n/][^ \t\r\n]*)[ \t]+)?/(?i-u:user):[^ \t\r\n]+(?:[ \t]+([^ \t\r\n/][^ \t\r\n]*))?",
-        // curl's -u user:password; a user that looks random is a key and goes too.
-        r"|(?-u:\b)(?:curl|wget|http)(?-u:\b)[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)[ \t]*['\x22]?([^ \t\r\n:'\x22]+):['\x22]?([^ \t\r\n'\x22]+)",
+        // curl's -u user:password (the user may be empty); a user that looks random is a key
+        // and goes too.
+        r"|(?-u:\b)(?:curl|wget|http)(?-u:\b)[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)[ \t]*['\x22]?([^ \t\r\n:'\x22]*):['\x22]?([^ \t\r\n'\x22]+)",
     ))
     .expect("constant regex")
 });
@@ -990,6 +991,10 @@ pub(crate) static CLI_PASSWORD: Rule = Rule {
         ex(
             "curl --user c28wlsosanujy2z:qgsnai0xokrw4j1 -X POST",
             "curl --user <SECRET>:<SECRET> -X POST",
+        ),
+        ex(
+            r#"curl -u ":d2LkV78zLx" https://localhost:9200"#,
+            r#"curl -u ":<SECRET>" https://localhost:9200"#,
         ),
         // No spaced flag here: the `/user:` switch alone opens the rule.
         ex(

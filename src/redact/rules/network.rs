@@ -472,11 +472,24 @@ fn pass_ipv4(s: &str, hits: &mut u32) -> Option<String> {
             .as_str()
             .split('.')
             .all(|o| o.parse::<u16>().is_ok_and(|n| n <= 255));
-        if before_ok && after_ok && octets_ok && e.replace(m.start(), m.end(), IP) {
+        if before_ok
+            && after_ok
+            && octets_ok
+            && !is_version_context(&s[..m.start()])
+            && e.replace(m.start(), m.end(), IP)
+        {
             *hits += 1;
         }
     }
     e.finish()
+}
+
+/// Whether a dotted quad after `before` is a version: after the word `version` (`wcp.dll
+/// version 0.0.0.6`, `Version=4.0.0.0` in a .NET assembly name) or a Windows component
+/// identity's `~~` (`~amd64~~6.1.7601.0`).
+fn is_version_context(before: &str) -> bool {
+    let b = before.trim_end_matches([' ', '=', ':']);
+    ends_with_ci(b, "version") || before.ends_with("~~")
 }
 
 fn pass_ipv6(s: &str, hits: &mut u32) -> Option<String> {
@@ -520,17 +533,29 @@ fn pass_ipv6(s: &str, hits: &mut u32) -> Option<String> {
         } else {
             (false, 0)
         };
+        // `en0:2607:f140:…` (macOS configd): a candidate that took the interface's last digit
+        // as its first group is refused; the address may start after its first colon.
+        let retry = |pos: usize| match m.as_str().find(':') {
+            Some(k) => pos.min(m.start() + k + 1).max(next_char(s, m.start())),
+            None => pos,
+        };
         if !valid || !addr.bytes().any(|b| b.is_ascii_hexdigit()) {
+            pos = retry(pos);
             continue;
         }
         let end = start + text.len() - trimmed;
+        // A full eight-group address cannot be part of a longer one, so a colon before it
+        // (`en0+:2607:…`) separates a label.
+        let full = !addr.contains("::") && addr.split(':').count() == 8;
         let before_ok = !byte_before(s, start)
-            .is_some_and(|b| is_word_byte(b) || matches!(b, b':' | b'.'))
+            .is_some_and(|b| is_word_byte(b) || b == b'.' || (b == b':' && !full))
             && !placeholder_before(s, start);
         let after_ok = !byte_at(s, end).is_some_and(is_word_byte) && !placeholder_after(s, end);
         if before_ok && after_ok && e.replace(start, end, IP) {
             *hits += 1;
             pos = pos.max(m.end());
+        } else if !before_ok {
+            pos = retry(pos);
         }
     }
     e.finish()
@@ -552,8 +577,16 @@ pub(crate) static IPV6: Rule = Rule {
             "connect <IP>:443 refused",
         ),
         ex("peer fe80::1ff:fe23:4567:890a%eth0 up", "peer <IP> up"),
+        ex(
+            "v6(en0+:2607:f140:6000:8:c6b3:1ff:fecd:467f) v6(en0:2607:f140:6000:8:c6b3:1ff:fecd:4680)",
+            "v6(en0+:<IP>) v6(en0:<IP>)",
+        ),
     ],
-    negatives: &["at 10:00:00 UTC", "std::vector::push_back"],
+    negatives: &[
+        "at 10:00:00 UTC",
+        "std::vector::push_back",
+        "mac 00:1a:2b:3c:4d:5e seen",
+    ],
 };
 
 pub(crate) static IPV4: Rule = Rule {
@@ -571,9 +604,16 @@ pub(crate) static IPV4: Rule = Rule {
             "upstream <IP>:6379 timed out",
         ),
         ex("client=192.168.1.20, retry", "client=<IP>, retry"),
+        ex(
+            "peer version 2 at 10.1.2.3 dropped",
+            "peer version 2 at <IP> dropped",
+        ),
     ],
     negatives: &[
         "Windows 6.1.7601.23505 updated",
+        "Loaded wcp.dll version 0.0.0.6 from the store",
+        "System.Runtime, Version=4.0.0.0, Culture=neutral",
+        "Package_for_KB3121255~amd64~~6.1.1.0 applicable",
         "version 1.2.3 released",
         "took 1.5.2.999ms",
     ],
