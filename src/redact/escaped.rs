@@ -87,6 +87,10 @@ fn unicode_escape_at(s: &str, i: usize) -> Option<(usize, char)> {
 pub(super) fn stretches(s: &str) -> Vec<std::ops::Range<usize>> {
     let b = s.as_bytes();
     let mut out = Vec::new();
+    // Most messages hold no backslash: one SIMD search, and nothing allocated.
+    if memchr::memchr(b'\\', b).is_none() {
+        return out;
+    }
     let (mut start, mut escaped) = (0, false);
     let mut i = 0;
     while i < b.len() {
