@@ -827,6 +827,11 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
             "login password=hunter2 user=bob",
             "login password=<SECRET> user=bob",
         ),
+        // A value in a JSON line ends at an escaped line break: the next key stays.
+        ex(
+            r#"{"msg":"loaded\npassword=hunter2secret\nuser=bob"}"#,
+            r#"{"msg":"loaded\npassword=<SECRET>\nuser=bob"}"#,
+        ),
         ex(
             r#"{"clientSecret": "a b c", "u": 1}"#,
             r#"{"clientSecret": "<SECRET>", "u": 1}"#,
