@@ -994,11 +994,11 @@ pub(crate) static CLI_PASSWORD: Rule = Rule {
             "ldapsearch -x -D cn=admin -w <SECRET> -b dc=corp",
         ),
         ex(
-            "curl --user c28wlsosanujy2z:qgsnai0xokrw4j1 -X POST",
+            "curl --user 799fntn7vfpk4zt:nb89vcr2ttrm7nv -X POST",
             "curl --user <SECRET>:<SECRET> -X POST",
         ),
         ex(
-            r#"curl -u ":d2LkV78zLx" https://localhost:9200"#,
+            r#"curl -u ":q7RmT42vKs" https://localhost:9200"#,
             r#"curl -u ":<SECRET>" https://localhost:9200"#,
         ),
         // No spaced flag here: the `/user:` switch alone opens the rule.
@@ -1395,12 +1395,12 @@ pub(crate) static SPACED: Rule = Rule {
             "credentials { username 'ci' password '<SECRET>' }",
         ),
         ex(
-            "The default password is 'blooberry'",
+            "The default password is 'marigold7'",
             "The default password is '<SECRET>'",
         ),
         ex(
-            "machine api.example.com login ziggy password 012345abcdef",
-            "machine <HOST> login ziggy password <SECRET>",
+            "machine api.example.com login deploy password 7f3k9q2m5x",
+            "machine <HOST> login deploy password <SECRET>",
         ),
         ex(
             "Setting secret_token to 69rqTIQ5Lde5a2rplC",
@@ -1451,7 +1451,7 @@ pub(crate) static CALL_ARGUMENTS: Rule = Rule {
     matchers: &[&CALL_ARGS_RE],
     examples: &[
         ex(
-            "smtp.Credentials = new NetworkCredential(\"ci\", \"vzihlaquknriqlht\");",
+            "smtp.Credentials = new NetworkCredential(\"ci\", \"m85knptfzkjls93f\");",
             "smtp.Credentials = new NetworkCredential(\"ci\", \"<SECRET>\");",
         ),
         ex(

@@ -329,8 +329,8 @@ vendor!(
     min_run: 4,
     pattern: r"[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}",
     examples: &[
-        ex("client secret QtT8Q~9C-_Ij~RouHVpD2Tuf3oHWGh.DQ3kcjbAn rotated", "client secret <TOKEN> rotated"),
-        ex("'dO29Q~F5-VwnW.lZdd11xFF_t5NAXCaGwDl9NbT1'", "'<TOKEN>'"),
+        ex("client secret aXb7Q~vNbq.EEbM8eQttjiQNV~0C4L2oXrW8wSz rotated", "client secret <TOKEN> rotated"),
+        ex("'k3P8Q~J88z2QCkmJI2TW6JH6tJ7aYz7NxWpoiPuj'", "'<TOKEN>'"),
     ],
     negatives: &["Q~ is not a secret", "abc1Q~short"],
 );
@@ -377,9 +377,9 @@ vendor!(
     ),
     examples: &[
         ex("vault token hvs.CAESIJ2l3pwyOpsYnoFuTxWNGdPu8Qm7sZFH0z3m now", "vault token <TOKEN> now"),
-        ex("MAILCHIMP='bd3777708aecfee66c5335f62a6246a4-us13'", "MAILCHIMP='<TOKEN>'"),
+        ex("MAILCHIMP='a3be61fad37878f768c184632930cf45-us13'", "MAILCHIMP='<TOKEN>'"),
         ex("mailchimp 0123456789abcdef0123456789abcdef-us7 rotated", "mailchimp <TOKEN> rotated"),
-        ex("nuget push pkg.nupkg oy2dgb333j35kjjybcf99yzxo7hjyloera4anxn4ivcvle", "nuget push pkg.nupkg <TOKEN>"),
+        ex("nuget push pkg.nupkg oy2msfg10cbc2ad6rfymjk12e9b07dvekm62c3qfo973c4", "nuget push pkg.nupkg <TOKEN>"),
     ],
     negatives: &[
         "hvs. is Vault's prefix",
@@ -483,11 +483,11 @@ pub(crate) static PASSWORD_HASH: Rule = Rule {
     matchers: &[&PASSWORD_HASH_RE],
     examples: &[
         ex(
-            "user admin hash $2a$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW set",
+            "user admin hash $2a$12$5FDZQlr25wy0OiW1ZjoKHtAj1f94udnD8O0w2INYBaITfIdLYZ1jZ set",
             "user admin hash <TOKEN> set",
         ),
         ex(
-            "shadow: root:$6$qoE2letU$wWPRl.PVczjzeMVgjiA8LLy2nOyZ:19000",
+            "shadow: root:$6$wTT2vNJB$oPC4a7Wk7cRvgm.lN9AJ1bXgJHkC:19000",
             "shadow: root:<TOKEN>:19000",
         ),
     ],
@@ -515,7 +515,7 @@ pub(crate) static AWS_ACCOUNT_IN_ARN: Rule = Rule {
             "AccessDenied on arn:aws:iam::<TOKEN>:role/deploy",
         ),
         ex(
-            "arn:aws:kms:us-east-2:324320755747:key/x",
+            "arn:aws:kms:us-east-2:610284937152:key/x",
             "arn:aws:kms:us-east-2:<TOKEN>:key/x",
         ),
     ],
@@ -596,7 +596,7 @@ pub(crate) static WEBHOOK_URL: Rule = Rule {
     matchers: &[&WEBHOOK_RE],
     examples: &[
         ex(
-            "POST https://hooks.slack.com/services/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 200",
+            "POST https://hooks.slack.com/services/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 200",
             "POST https://<HOST>/services/<TOKEN> 200",
         ),
         ex(
@@ -777,7 +777,7 @@ fn vowel_share(b: &[u8]) -> f64 {
 fn ends_in_uuid(body: &str) -> bool {
     let segs: Vec<&str> = body.rsplitn(6, '-').collect();
     let hex = |seg: &str| seg.bytes().all(|b| b.is_ascii_hexdigit());
-    // The first group may follow a label and a `/` (`key/54348bc1-…`).
+    // The first group may follow a label and a `/` (`key/7c1e90ab-…`).
     let first = segs.get(4).is_some_and(|seg| {
         seg.len() >= 8
             && hex(&seg[seg.len() - 8..])
