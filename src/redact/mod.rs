@@ -201,7 +201,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 61] = [
+static CATALOGUE: [&Rule; 62] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -250,6 +250,7 @@ static CATALOGUE: [&Rule; 61] = [
     &tokens::SAAS_TOKEN,
     &tokens::MORE_VENDOR_TOKEN,
     &tokens::TELEGRAM_BOT_TOKEN,
+    &tokens::FACEBOOK_APP_TOKEN,
     &tokens::AZURE_CLIENT_SECRET,
     &tokens::JWT,
     &tokens::LONG_RUN,

@@ -21,7 +21,8 @@ static KV_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r#"(?:\\?["'])?"#,
         r"(?:[A-Za-z0-9_.\-]*(?i-u:pass|pwd|secret|token|key|cred|auth|cookie|sig|session|sk|pat",
-        r"|kennwort|senha|wachtwoord|haslo|contrase|mdp|clave)",
+        r"|kennwort|senha|wachtwoord|haslo|contrase|mdp|clave|access[_.\-]?id|account[_.\-]?id",
+        r"|sonar[_.\-]login)",
         r"[A-Za-z0-9_.\-]*|密码|口令|令牌|密钥|秘钥|密碼|金鑰|パスワード|비밀번호|пароль|Пароль|ПАРОЛЬ",
         r"|contraseña|Contraseña|hasło|Hasło|mot de passe|Mot de passe|トークン|토큰|токен|Токен)",
         // Every assignment operator of the common languages and config formats; the longer
@@ -83,8 +84,8 @@ const SECRET_WORD_SUFFIXES: [&str; 24] = [
     "authorization",
 ];
 /// Words that are secret only as a whole word (`pass` but not `bypass`).
-const SECRET_WORDS_EXACT: [&str; 9] = [
-    "pass", "auth", "sk", "secrets", "sig", "clave", "otp", "pat", "creds",
+const SECRET_WORDS_EXACT: [&str; 10] = [
+    "pass", "auth", "sk", "secrets", "sig", "clave", "otp", "pat", "creds", "accessid",
 ];
 
 /// Words before `KEY` in an upper-case environment name that make it no secret (`PRIMARY_KEY`).
@@ -100,7 +101,11 @@ const NOT_SECRET_BEFORE_KEY: [&str; 9] = [
     "idempotency",
 ];
 /// Two-word keys (`api_key`, `accessKey`, `session_id`).
-const SECRET_PAIRS: [(&str, &str); 16] = [
+const SECRET_PAIRS: [(&str, &str); 18] = [
+    // An access id pairs with an access key as a key id does in AWS (Sumo Logic's `accessId`).
+    ("access", "id"),
+    // SonarQube's `sonar.login` holds a token, not a user name.
+    ("sonar", "login"),
     ("tls", "key"),
     ("ssh", "key"),
     ("license", "key"),
@@ -248,7 +253,7 @@ fn is_secret_pair(a: &str, b: &str) -> bool {
         || (ends_with_ci(a, "api") && b.eq_ignore_ascii_case("key"))
 }
 
-fn is_secret_key(key: &str) -> bool {
+pub(crate) fn is_secret_key(key: &str) -> bool {
     // Only these keys can end in one (`mot de passe` is the one with spaces): no lowercase
     // copy of every candidate key.
     if (!key.is_ascii() || key.contains(' '))
@@ -818,6 +823,12 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         "토큰",
         "токен",
         "Токен",
+        "accessid",
+        "access_id",
+        "access-id",
+        "accountid",
+        "account_id",
+        "sonar",
     ],
     gate: always,
     pass: pass_key_values,
@@ -862,8 +873,28 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
             "auth ok password: 0xdeadbeef user=bob",
             "auth ok password: <SECRET> user=bob",
         ),
+        // An access id is half of a key pair; SonarQube's login is a token; an AWS account id
+        // is what an ARN's account field holds, which token.aws-account-id takes there.
+        ex(
+            r#"sumologic.accessId = "su3zntqffNdm4M""#,
+            r#"sumologic.accessId = "<SECRET>""#,
+        ),
+        ex(
+            r#"export SUMOLOGIC_ACCESSID="suR4k9Wq2mXp7Z""#,
+            r#"export SUMOLOGIC_ACCESSID="<SECRET>""#,
+        ),
+        ex(
+            r#"SONAR_LOGIN := "sqp_7c41d9e0b2f35a86""#,
+            r#"SONAR_LOGIN := "<SECRET>""#,
+        ),
+        ex(
+            r#"AWSAccountId: "610284937152","#,
+            r#"AWSAccountId: "<SECRET>","#,
+        ),
     ],
     negatives: &[
+        "account_id=42 opened",
+        "login=bob sonar=ok",
         "Processed session termination for sessionid: 0x14ed93111f20005",
         "session_id=0x14ed93111f20005 expired",
         "invalid token: signature mismatch.",
@@ -916,9 +947,9 @@ static CLI_PASSWORD_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?-u:\b)(?:sqlcmd|bcp|isql|osql)(?-u:\b)[^\n|;&]*?[ \t]-P[ \t]*['\x22]?([^ \t\r\n'\x22]+)",
         // `net use [Z:] \\host\share [password] /user:DOMAIN\name [password]`.
         r"|(?-u:\b)(?i-u:net)[ \t]+(?i-u:use)[ \t]+(?:[A-Za-z]:[ \t]+)?[^ \t\r\n]+[ \t]+(?:([^ \t\r\n/][^ \t\r\n]*)[ \t]+)?/(?i-u:user):[^ \t\r\n]+(?:[ \t]+([^ \t\r\n/][^ \t\r\n]*))?",
-        // curl's -u user:password (the user may be empty); a user that looks random is a key
-        // and goes too.
-        r"|(?-u:\b)(?:curl|wget|http)(?-u:\b)[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)[ \t]*['\x22]?([^ \t\r\n:'\x22]*):['\x22]?([^ \t\r\n'\x22]+)",
+        // curl's -u user:password, each part maybe empty or quoted alone; a user that looks
+        // random, or has no password after it (`-u sk_live_…:`), is a key and goes too.
+        r"|(?-u:\b)(?:curl|wget|http)(?-u:\b)[^\n|;&]*?[ \t](?:-u|--user|--proxy-user)[ \t]*['\x22]?([^ \t\r\n:'\x22]*)['\x22]?:['\x22]?([^ \t\r\n'\x22]*)",
     ))
     .expect("constant regex")
 });
@@ -929,12 +960,14 @@ const CURL_USER_GROUP: usize = 8;
 fn pass_cli_password(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in CLI_PASSWORD_RE.captures_iter(s) {
-        let user = caps
-            .get(CURL_USER_GROUP)
-            .filter(|user| super::tokens::looks_random(user.as_str()));
         let password = (1..CURL_USER_GROUP)
             .chain([CURL_USER_GROUP + 1])
-            .find_map(|g| caps.get(g));
+            .find_map(|g| caps.get(g))
+            .filter(|p| !p.as_str().is_empty());
+        let user = caps.get(CURL_USER_GROUP).filter(|user| {
+            !user.as_str().is_empty()
+                && (password.is_none() || super::tokens::looks_random(user.as_str()))
+        });
         for v in user.into_iter().chain(password) {
             if let Some(n) = pass_first_group_at(s, v, &mut e) {
                 *hits += n;
@@ -1000,6 +1033,15 @@ pub(crate) static CLI_PASSWORD: Rule = Rule {
         ex(
             r#"curl -u ":q7RmT42vKs" https://localhost:9200"#,
             r#"curl -u ":<SECRET>" https://localhost:9200"#,
+        ),
+        // A key as the user, with no password (Stripe's and Elastic's API keys are sent so).
+        ex(
+            r#"curl -u "q7RmT42vKs!w:" https://localhost:9200"#,
+            r#"curl -u "<SECRET>:" https://localhost:9200"#,
+        ),
+        ex(
+            r#"curl -X POST --user "{b5e1f09c-31d4}":"{Wm4pQ8zRt2kV6y}" https://api"#,
+            r#"curl -X POST --user "{b5e1f09c-31d4}":"<SECRET>" https://api"#,
         ),
         // No spaced flag here: the `/user:` switch alone opens the rule.
         ex(
@@ -1183,6 +1225,9 @@ static XML_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|<([A-Za-z0-9_.:\-]+)>([^<\n]*)</",
         // Java's properties XML: `<entry key="client.secret">…</entry>`.
         r#"|<entry[ \t]+key[ \t]*=[ \t]*["']([A-Za-z0-9_.:\-]+)["'][ \t]*>([^<\n]*)</"#,
+        // Pretty-printed: the value alone on the next line, up to its line's end, the closing
+        // tag, or the end of the text (a filter reading a line after the one that opened it).
+        r"|<([A-Za-z0-9_.:\-]+)>[ \t]*\r?\n[ \t]*([^<\s](?:[^<\r\n]*[^<\s])?)[ \t]*(?:\r?\n|</|\z)",
     ))
     .expect("constant regex")
 });
@@ -1190,7 +1235,7 @@ static XML_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_xml(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in XML_RE.captures_iter(s) {
-        let pairs = [(1, 2), (3, 4), (5, 6)];
+        let pairs = [(1, 2), (3, 4), (5, 6), (7, 8)];
         let Some((key, value)) = pairs
             .iter()
             .find_map(|&(k, v)| Some((caps.get(k)?, caps.get(v)?)))
@@ -1217,7 +1262,7 @@ pub(crate) static XML: Rule = Rule {
     class: RedactionClass::Secret,
     placeholder: SECRET,
     description: "A secret in XML/config: <add key=\"ApiKey\" value=\"…\"/>, <property name=\"password\" value=\"…\"/>, <password>…</password>.",
-    keywords: &["value", "</"],
+    keywords: &["value", "</", ">\n", ">\r\n"],
     gate: always,
     pass: pass_xml,
     matchers: &[&XML_RE],
@@ -1239,8 +1284,17 @@ pub(crate) static XML: Rule = Rule {
             r#"<entry key="client.secret">ILiI6s6DcouhN1fHW93RYY7TK</entry>"#,
             r#"<entry key="client.secret"><SECRET></entry>"#,
         ),
+        ex(
+            "<apiToken>\n    v89w94c6pjkh3zlh7w28j4\n</apiToken>",
+            "<apiToken>\n    <SECRET>\n</apiToken>",
+        ),
+        ex("<password>\n  hunt3r2", "<password>\n  <SECRET>"),
     ],
-    negatives: &[r#"<add key="Timeout" value="30"/>"#, "<user>bob</user>"],
+    negatives: &[
+        r#"<add key="Timeout" value="30"/>"#,
+        "<user>bob</user>",
+        "<description>\n  rotates the api token\n</description>",
+    ],
 };
 
 /// A long single-dash flag naming a secret (`-Password x`, `-storepass x`, `-passin pass:x`),

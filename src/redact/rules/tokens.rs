@@ -70,9 +70,10 @@ fn pass_bare(re: &Matcher, s: &str, hits: &mut u32) -> Option<String> {
             && !placeholder_before(s, m.start());
         let after_ok = !byte_at(s, m.end()).is_some_and(|b| b.is_ascii_alphanumeric())
             && !placeholder_after(s, m.end());
-        if before_ok && after_ok && e.replace(m.start(), m.end(), TOKEN) {
+        let (start, end) = with_dotted_parts(s, m.start(), m.end());
+        if before_ok && after_ok && e.replace(start, end, TOKEN) {
             *hits += 1;
-            pos = m.end();
+            pos = end;
         } else {
             pos = next_char(s, m.start());
         }
@@ -159,6 +160,8 @@ vendor!(
     examples: &[
         ex("token glpat-xYz12AbC34dEf56GhI78jK rejected", "token <TOKEN> rejected"),
         ex("runner registered with glrt-2CR8_eVxiioB1QmzPZwa", "runner registered with <TOKEN>"),
+        // A routable token's suffix after the dot is part of it.
+        ex("glpat-Zk3pQ9vX2mL7nB4cR8tY1wE6aaq.l5b574pbp revoked", "<TOKEN> revoked"),
     ],
     negatives: &["glpat- is GitLab's prefix", "glpat-short"],
 );
@@ -320,6 +323,19 @@ vendor!(
         ex("telegram=84269600:Aoibvpgk7k6i5t868cmkdfimw_br4cn-ak5", "telegram=<TOKEN>"),
     ],
     negatives: &["12:Abc", "retry 3:Again later"],
+);
+
+vendor!(
+    FACEBOOK_APP_TOKEN, FACEBOOK_APP_TOKEN_RE, "token.facebook-app",
+    "A Facebook app access token: the app id, a bar (or %7C) and the app secret or client token.",
+    keywords: &["|", "%7c"],
+    min_run: 27,
+    pattern: r"[0-9]{15,16}(?:\||%7[Cc])[0-9A-Za-z_\-]{27,40}",
+    examples: &[
+        ex("graph call with 1234567890123456|Zx9kQ2mW7vB4nR8tY1pL6sD3fG5 denied", "graph call with <TOKEN> denied"),
+        ex("GET /me?fb=123456789012345%7CaB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1g 400", "GET /me?fb=<TOKEN> 400"),
+    ],
+    negatives: &["order 1234567890123456|shipped", "a|b|c 42"],
 );
 
 vendor!(
@@ -678,26 +694,92 @@ fn pass_long_tokens(s: &str, hits: &mut u32) -> Option<String> {
             end = start + text.trim_end_matches('=').len();
         }
         if is_token_like(text) {
-            if !labelled_as_trace_id(s, start) && e.replace(start, end, TOKEN) {
-                *hits += 1;
+            if !labelled_as_trace_id(s, start) {
+                let (start, end) = with_dotted_parts(s, start, end);
+                if e.replace(start, end, TOKEN) {
+                    *hits += 1;
+                }
             }
             continue;
         }
-        // A name that carries a token (`app-<64 hex>`, `build_<key>`): the token goes alone.
+        // A name that carries a token (`app-<64 hex>`, `build_<key>`): the token goes, with
+        // the random-looking parts joined to it (`xkeysib-<64 hex>-4bd3xpchfmmn94qk`), and the
+        // words stay.
         let mut at = start;
+        let mut token: Option<(usize, usize)> = None;
         for seg in name_segments(text) {
             let seg_end = (at + seg.len()).min(end);
-            if seg.len() >= 32
-                && is_token_like(seg)
-                && !labelled_as_trace_id(s, at)
-                && e.replace(at, seg_end, TOKEN)
-            {
-                *hits += 1;
+            let core = seg.len() >= 32 && is_token_like(seg) && !labelled_as_trace_id(s, at);
+            match token {
+                Some((from, _)) if core || looks_random(seg) => token = Some((from, seg_end)),
+                Some(found) => {
+                    replace_token(s, &mut e, found, hits);
+                    token = None;
+                }
+                None if core => {
+                    // Random parts just before it go with it.
+                    let from = random_parts_before(text, at - start) + start;
+                    token = Some((from, seg_end));
+                }
+                None => {}
             }
             at += seg.len() + 1;
         }
+        if let Some(found) = token {
+            replace_token(s, &mut e, found, hits);
+        }
     }
     e.finish()
+}
+
+fn replace_token(s: &str, e: &mut Edit, (start, end): (usize, usize), hits: &mut u32) {
+    let (start, end) = with_dotted_parts(s, start, end);
+    if e.replace(start, end, TOKEN) {
+        *hits += 1;
+    }
+}
+
+/// Where the random-looking `-`/`_` parts that end just before `at` in `text` begin (`at`
+/// itself when there are none).
+fn random_parts_before(text: &str, at: usize) -> usize {
+    let mut from = at;
+    while from > 0 {
+        let before = &text[..from - 1];
+        let part_start = before.rfind(['-', '_']).map_or(0, |i| i + 1);
+        if !looks_random(&before[part_start..]) {
+            break;
+        }
+        from = part_start;
+    }
+    from
+}
+
+/// `start..end`, a token, widened over the random-looking parts joined to it by dots: the
+/// routing suffix of a GitLab token (`glpat-….01.l5b574pbp`), the parts of a Mapbox or Dynatrace
+/// token around the long one. A word (`.json`, `.example`) or a short part ends it.
+fn with_dotted_parts(s: &str, mut start: usize, mut end: usize) -> (usize, usize) {
+    let b = s.as_bytes();
+    let is_part_byte = |x: u8| x.is_ascii_alphanumeric() || x == b'_' || x == b'-';
+    while b.get(end) == Some(&b'.') {
+        let part_end = (end + 1..b.len())
+            .find(|&i| !is_part_byte(b[i]))
+            .unwrap_or(b.len());
+        if !looks_random(&s[end + 1..part_end]) {
+            break;
+        }
+        end = part_end;
+    }
+    while start > 1 && b[start - 1] == b'.' {
+        let part_start = (0..start - 1)
+            .rev()
+            .find(|&i| !is_part_byte(b[i]))
+            .map_or(0, |i| i + 1);
+        if !looks_random(&s[part_start..start - 1]) {
+            break;
+        }
+        start = part_start;
+    }
+    (start, end)
 }
 
 /// Long hex with letters and digits, or base64-ish text whose character classes keep switching
@@ -887,6 +969,15 @@ pub(crate) static LONG_RUN: Rule = Rule {
         ex(
             "blob dGhpcyBpcyBhIHNlY3JldCBibG9iIDEyMzQ1Njc4OTA= stored",
             "blob <TOKEN> stored",
+        ),
+        // Random parts joined to the long one by `.`, `-` or `_` are the same token.
+        ex(
+            "pk.eyJ1IjoiYWJjIiwiYSI6ImNrZ2IxMjM0NTY3ODkwMTIzNDU2Nzg5MCJ9.k37vuioyn8bmfntw1s0t6t",
+            "pk.<TOKEN>",
+        ),
+        ex(
+            "key 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 set",
+            "key xkeysib-<TOKEN> set",
         ),
     ],
     negatives: &[
