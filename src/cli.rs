@@ -80,7 +80,9 @@ pub enum Command {
     /// Redact any log stream line by line with the same rule catalogue as the logs timeline.
     ///
     /// Writes every input line redacted, in order, line for line (empty lines kept, invalid
-    /// UTF-8 replaced); memory stays flat however long the stream.
+    /// UTF-8 replaced); memory stays flat however long the stream. A line is read after what
+    /// the lines before it leave open: a value on the line after its element or key, a
+    /// `.netrc` entry's fields, a command continued with a backslash.
     #[command(
         after_help = REDACT_EXIT_HELP,
         after_long_help = with_examples(REDACT_EXIT_HELP, REDACT_EXAMPLES)

@@ -21,7 +21,7 @@ use std::io::{BufRead, Write};
 use serde::Serialize;
 use serde::de::IgnoredAny;
 
-use crate::redact::{Correlator, Mark, RedactionCounts, Redactor};
+use crate::redact::{Correlator, LineContext, Mark, RedactionCounts, Redactor};
 
 /// How to filter.
 #[derive(Clone, Copy, Debug, Default)]
@@ -105,9 +105,17 @@ pub fn filter_lines(
     if options.correlate || !options.parallel {
         // Labels are numbered by first appearance across the whole stream: one thread, in order.
         let mut correlator = options.correlate.then(Correlator::new);
+        let mut context = LineContext::default();
         loop {
             let (batch, failed) = read_batch(&mut input);
-            let out = filter_batch(redactor, &batch, options, &mut stats, correlator.as_mut());
+            let out = filter_batch(
+                redactor,
+                &batch,
+                &mut context,
+                options,
+                &mut stats,
+                correlator.as_mut(),
+            );
             output.write_all(&out).map_err(FilterError::Write)?;
             if let Some(e) = failed {
                 return Err(FilterError::Read(e));
@@ -131,18 +139,29 @@ pub fn filter_lines(
         _ => (Vec::new(), None),
     };
     failed = failed.or(failed_second);
+    // What the lines before a batch leave open: worked out from the raw lines on this thread,
+    // so each batch starts from the context one thread going line by line would have.
+    let mut context = LineContext::default();
     if second.is_empty() {
-        write(&filter_batch(redactor, &first, options, &mut stats, None))?;
+        write(&filter_batch(
+            redactor,
+            &first,
+            &mut context,
+            options,
+            &mut stats,
+            None,
+        ))?;
     } else {
         failed = std::thread::scope(|scope| -> Result<Option<std::io::Error>, FilterError> {
-            let (to_helper, batches) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+            let (to_helper, batches) = std::sync::mpsc::sync_channel::<(Vec<u8>, LineContext)>(1);
             let (to_main, done) = std::sync::mpsc::sync_channel::<(Vec<u8>, FilterStats)>(1);
             crate::cores::beside(|parent| {
                 scope.spawn(move || {
                     crate::cores::leave(parent);
-                    for batch in batches {
+                    for (batch, mut context) in batches {
                         let mut own = FilterStats::default();
-                        let out = filter_batch(redactor, &batch, options, &mut own, None);
+                        let out =
+                            filter_batch(redactor, &batch, &mut context, options, &mut own, None);
                         if to_main.send((out, own)).is_err() {
                             break;
                         }
@@ -152,8 +171,11 @@ pub fn filter_lines(
             let (mut a, mut b) = (first, second);
             loop {
                 // The helper takes `a`; this thread takes `b`, then writes both in order.
-                let helped = !a.is_empty() && to_helper.send(std::mem::take(&mut a)).is_ok();
-                let out_b = filter_batch(redactor, &b, options, &mut stats, None);
+                let context_a = context.clone();
+                advance_over(&mut context, &a, options);
+                let helped =
+                    !a.is_empty() && to_helper.send((std::mem::take(&mut a), context_a)).is_ok();
+                let out_b = filter_batch(redactor, &b, &mut context, options, &mut stats, None);
                 if helped {
                     let (out_a, own) = done
                         .recv()
@@ -205,22 +227,17 @@ fn read_batch(input: &mut impl BufRead) -> (Vec<u8>, Option<std::io::Error>) {
     (batch, None)
 }
 
-/// Filters every line of `batch` (whole lines; the last may lack its terminator) into a new
-/// buffer, counting into `stats`.
-fn filter_batch(
-    redactor: &Redactor,
-    batch: &[u8],
-    options: FilterOptions,
-    stats: &mut FilterStats,
-    mut correlator: Option<&mut Correlator>,
-) -> Vec<u8> {
-    let mut written = Vec::with_capacity(batch.len() + batch.len() / 8);
-    let mut out = String::new();
+/// Each line of `batch` as the filter reads it: its body (lossily decoded when the batch is not
+/// UTF-8) and its terminator.
+fn lines_of(batch: &[u8]) -> impl Iterator<Item = (std::borrow::Cow<'_, str>, &[u8])> {
     // A batch ends at a line's end, so when it is UTF-8 as a whole (the common case, checked
     // at SIMD speed) every line is, and is borrowed from it; otherwise each line is converted.
     let whole = simdutf8::basic::from_utf8(batch).ok();
     let mut rest = batch;
-    while !rest.is_empty() {
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
         let cut = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
         let (line, after) = rest.split_at(cut);
         let at = batch.len() - rest.len();
@@ -230,6 +247,33 @@ fn filter_batch(
             Some(text) => std::borrow::Cow::Borrowed(text),
             None => String::from_utf8_lossy(body),
         };
+        Some((text, end))
+    })
+}
+
+/// Moves `context` past every line of `batch`, as [`filter_batch`] would.
+fn advance_over(context: &mut LineContext, batch: &[u8], options: FilterOptions) {
+    if !options.json {
+        for (text, _) in lines_of(batch) {
+            context.advance(&text);
+        }
+    }
+}
+
+/// Filters every line of `batch` (whole lines; the last may lack its terminator) into a new
+/// buffer, counting into `stats`. Text lines are read after what the lines before them leave
+/// open (`context`, moved past the batch); JSON lines each alone.
+fn filter_batch(
+    redactor: &Redactor,
+    batch: &[u8],
+    context: &mut LineContext,
+    options: FilterOptions,
+    stats: &mut FilterStats,
+    mut correlator: Option<&mut Correlator>,
+) -> Vec<u8> {
+    let mut written = Vec::with_capacity(batch.len() + batch.len() / 8);
+    let mut out = String::new();
+    for (text, end) in lines_of(batch) {
         let mut counts = RedactionCounts::default();
         out.clear();
         let changed = if options.json {
@@ -241,13 +285,16 @@ fn filter_batch(
                 &mut out,
             )
         } else {
-            redact_text(
+            let changed = redact_text(
                 redactor,
+                context,
                 &text,
                 &mut counts,
                 correlator.as_deref_mut(),
                 &mut out,
-            )
+            );
+            context.advance(&text);
+            changed
         };
         stats.lines += 1;
         stats.changed += u64::from(changed);
@@ -261,18 +308,19 @@ fn filter_batch(
 /// Writes `text` redacted (and labelled, with a correlator) to `out`; whether anything changed.
 fn redact_text(
     redactor: &Redactor,
+    context: &LineContext,
     text: &str,
     counts: &mut RedactionCounts,
     correlator: Option<&mut Correlator>,
     out: &mut String,
 ) -> bool {
     let Some(correlator) = correlator else {
-        let redacted = redactor.redact(text, counts);
+        let redacted = redactor.redact_line(context, text, None, counts);
         out.push_str(&redacted);
         return matches!(redacted, std::borrow::Cow::Owned(_));
     };
     let mut marks = Vec::new();
-    let redacted = redactor.redact_marked(text, &mut marks, counts);
+    let redacted = redactor.redact_line(context, text, Some(&mut marks), counts);
     if marks.is_empty() {
         out.push_str(&redacted);
     } else {
@@ -303,7 +351,14 @@ pub fn redact_json_line(
     out: &mut String,
 ) -> bool {
     if serde_json::from_str::<IgnoredAny>(line).is_err() {
-        return redact_text(redactor, line, counts, correlator, out);
+        return redact_text(
+            redactor,
+            &LineContext::default(),
+            line,
+            counts,
+            correlator,
+            out,
+        );
     }
     let bytes = line.as_bytes();
     let mut changed = false;
@@ -469,6 +524,39 @@ mod tests {
     }
 
     /// A stream of several batches gives the same bytes and counts on one thread as on two.
+    #[test]
+    fn a_value_on_the_line_after_its_key_is_hidden_across_batches() {
+        // Multi-line records of varying length, so that batch ends fall between a record's
+        // lines: the context a batch starts with must be the one its first line had.
+        let input: String = (0..21_000)
+            .map(|i| {
+                let pad = "x".repeat(i % 37);
+                match i % 3 {
+                    0 => format!("<apiToken>\n    tok{i}Qz7Wk2\n</apiToken> {pad}\n"),
+                    1 => format!("curl -k https://svc/{pad} \\\n  -u dev:pw{i}Qz7Wk2\n"),
+                    _ => format!("machine h{i}{pad}\n  login deploy\n  password pw{i}Qz7Wk2\n"),
+                }
+            })
+            .collect();
+        assert!(input.len() > 3 * BATCH_BYTES);
+        let filter = |parallel| {
+            let mut out = Vec::new();
+            let options = FilterOptions {
+                parallel,
+                ..FilterOptions::default()
+            };
+            let stats = filter_lines(Redactor::shared(), input.as_bytes(), &mut out, options)
+                .expect("in-memory streams do not fail");
+            (String::from_utf8(out).expect("UTF-8"), stats)
+        };
+        let (out, stats) = filter(true);
+        assert_eq!((out.clone(), stats.clone()), filter(false));
+        assert!(!out.contains("Qz7Wk2"), "a planted value survived");
+        assert_eq!(stats.by_rule.get("credential.xml"), Some(&7000));
+        assert_eq!(stats.by_rule.get("credential.cli-password"), Some(&7000));
+        assert_eq!(stats.by_rule.get("credential.spaced"), Some(&7000));
+    }
+
     #[test]
     fn one_thread_gives_the_bytes_two_threads_give() {
         let input: String = (0..20_000)

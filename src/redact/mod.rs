@@ -55,6 +55,7 @@
 pub(crate) mod correlate;
 mod escaped;
 mod keytable;
+mod lines;
 mod prefilter;
 mod rule;
 mod rules;
@@ -66,6 +67,7 @@ use std::borrow::Cow;
 use std::sync::LazyLock;
 
 pub use correlate::{Correlator, MAX_DISTINCT, Mark, labelled_class};
+pub use lines::LineContext;
 pub use prefilter::Features;
 pub use rule::{Example, Rule};
 
@@ -154,6 +156,16 @@ impl RedactionCounts {
     pub fn add(&mut self, class: RedactionClass, n: u32) {
         let slot = &mut self.by_class[class.index()];
         *slot = slot.saturating_add(n);
+    }
+
+    /// Takes `other`'s counts off these (each counter saturating at zero).
+    pub fn subtract(&mut self, other: &RedactionCounts) {
+        for (slot, n) in self.by_class.iter_mut().zip(other.by_class) {
+            *slot = slot.saturating_sub(n);
+        }
+        for (slot, n) in self.by_rule.iter_mut().zip(other.by_rule) {
+            *slot = slot.saturating_sub(n);
+        }
     }
 
     /// The number of replacements of `class`.

@@ -1,0 +1,305 @@
+//! Reading one line of a stream in the light of the lines before it.
+//!
+//! `aciproj redact` filters a stream line for line, but some values are named on one line and
+//! written on the next: a pretty-printed `<apiToken>` element, a `password:` key whose value sits
+//! on the next, deeper line, a `.netrc` entry with one field a line, a shell command continued
+//! with a trailing backslash (`curl … \` and then `  -u dev:pw`). Read alone, the value's line has
+//! no key, and its value stays. A [`LineContext`] remembers what the lines so far leave open;
+//! [`Redactor::redact_line`] reads a line after a prefix that restores it (the opening tag, the
+//! key, the netrc fields, the command's first line) and keeps only the line's own part of the
+//! output, then reads that part alone as well, so the context can only add redactions.
+//!
+//! The context depends on the raw lines only, never on a redaction, so a reader can work it out
+//! for a batch of lines before another thread redacts them.
+
+use std::borrow::Cow;
+
+use super::rules::credentials::is_secret_key;
+use super::{Mark, RedactionCounts, Redactor};
+
+/// Longest line the context keeps as a prefix; a longer one leaves nothing open.
+const MAX_PREFIX: usize = 4096;
+
+/// What the lines read so far leave open for the next one. Start with
+/// [`LineContext::default`] and [`advance`](LineContext::advance) it past every line, raw.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineContext {
+    open: Open,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+enum Open {
+    #[default]
+    Nothing,
+    /// An element named as a secret ended the line: `<apiToken>`.
+    Element(String),
+    /// A line that is only a secret key and its operator (`password:`, `"token":`,
+    /// `secret =`): the key's line, and its indentation, which the value's line must exceed.
+    Key(String, usize),
+    /// A command continued with a trailing backslash: its first line, without the backslash.
+    Command(String),
+    /// A `.netrc` entry (`machine host`, `default`) whose fields may go on over the next lines.
+    Netrc,
+}
+
+impl LineContext {
+    /// Moves past `line` (raw, without its terminator).
+    pub fn advance(&mut self, line: &str) {
+        self.open = open_after(std::mem::take(&mut self.open), line);
+    }
+
+    /// The text to read `line` after and what joins the two, or `None` to read it alone.
+    fn reading(&self, line: &str) -> Option<(&str, &'static str)> {
+        if line.trim().is_empty() {
+            return None;
+        }
+        match &self.open {
+            Open::Nothing => None,
+            Open::Element(tag) => Some((tag, "\n")),
+            Open::Key(key, indent) => (indentation(line) > *indent).then_some((key, " ")),
+            Open::Command(first) => Some((first, " ")),
+            // The entry's first fields stand in for the ones on earlier lines.
+            Open::Netrc => (first_word(line) == "password" && is_netrc_fields(line))
+                .then_some(("machine m login l", " ")),
+        }
+    }
+}
+
+/// What `line` leaves open, given what was open before it.
+fn open_after(before: Open, line: &str) -> Open {
+    let t = line.trim_end();
+    if t.len() > MAX_PREFIX {
+        return Open::Nothing;
+    }
+    if let Some(head) = continued(t) {
+        return match before {
+            Open::Command(first) => Open::Command(first),
+            _ => Open::Command(head.trim_end().to_owned()),
+        };
+    }
+    if let Some(tag) = opened_element(t) {
+        return Open::Element(tag.to_owned());
+    }
+    if is_bare_secret_key(t) {
+        return Open::Key(t.to_owned(), indentation(t));
+    }
+    let netrc = match first_word(t) {
+        "machine" | "default" => true,
+        "login" | "password" | "account" | "port" => before == Open::Netrc,
+        _ => false,
+    };
+    if netrc && is_netrc_fields(t) {
+        Open::Netrc
+    } else {
+        Open::Nothing
+    }
+}
+
+/// The line before its continuing backslash (an odd run of them ends it: `\\` is one, escaped).
+fn continued(t: &str) -> Option<&str> {
+    let run = t.bytes().rev().take_while(|&b| b == b'\\').count();
+    (run % 2 == 1).then(|| &t[..t.len() - 1])
+}
+
+/// The opening tag that ends `t`, when it names a secret: `<password>`, `<ns:apiToken>`.
+fn opened_element(t: &str) -> Option<&str> {
+    let tag = &t[t.rfind('<')?..];
+    let name = tag.strip_prefix('<')?.strip_suffix('>')?;
+    let valid = !name.is_empty()
+        && !name.starts_with(['-', '.', ':'])
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
+    let local = name.rsplit(':').next().unwrap_or(name);
+    (valid && is_secret_key(local)).then_some(tag)
+}
+
+/// Whether `t` is a secret key and its operator alone, indented or in a YAML list:
+/// `password:`, `  "api_token":`, `- secret =`, `token :=`.
+fn is_bare_secret_key(t: &str) -> bool {
+    let Some(head) = t.strip_suffix([':', '=']) else {
+        return false;
+    };
+    let head = head.strip_suffix(':').unwrap_or(head).trim_end();
+    let head = head.trim_start();
+    let head = head.strip_prefix("- ").unwrap_or(head).trim_start();
+    let key = head.trim_matches(['"', '\'']);
+    !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        && is_secret_key(key)
+}
+
+/// Whether `t` is `.netrc` fields: keywords each followed by one value (`default` by none).
+fn is_netrc_fields(t: &str) -> bool {
+    let mut words = t.split_ascii_whitespace();
+    let mut any = false;
+    while let Some(word) = words.next() {
+        match word {
+            "default" => {}
+            "machine" | "login" | "password" | "account" | "port" => {
+                if words.next().is_none() {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+        any = true;
+    }
+    any
+}
+
+fn first_word(t: &str) -> &str {
+    t.split_ascii_whitespace().next().unwrap_or("")
+}
+
+fn indentation(t: &str) -> usize {
+    t.len() - t.trim_start_matches([' ', '\t']).len()
+}
+
+impl Redactor {
+    /// Redacts one line of a stream, read after what the lines before it leave open
+    /// (`before`); without anything open, this is [`Redactor::redact`] (or
+    /// [`Redactor::redact_marked`] with `marks`, which holds the line's marks afterwards).
+    ///
+    /// The line is read twice when something is open: after the prefix that restores what is
+    /// open, keeping only its own part of the output, and then that part alone. Counts are the
+    /// line's own: what the prefix alone gives is taken off.
+    pub fn redact_line<'a>(
+        &self,
+        before: &LineContext,
+        line: &'a str,
+        marks: Option<&mut Vec<Mark>>,
+        counts: &mut RedactionCounts,
+    ) -> Cow<'a, str> {
+        let alone = |marks: Option<&mut Vec<Mark>>, counts: &mut RedactionCounts| match marks {
+            Some(marks) => self.redact_marked(line, marks, counts),
+            None => self.redact(line, counts),
+        };
+        let Some((prefix, joint)) = before.reading(line) else {
+            return alone(marks, counts);
+        };
+        let mut prefix_counts = RedactionCounts::default();
+        let prefix_out = self.redact(prefix, &mut prefix_counts);
+        let mut joined_counts = RedactionCounts::default();
+        let mut joined_marks = Vec::new();
+        let joined = format!("{prefix}{joint}{line}");
+        let out = self.redact_marked(&joined, &mut joined_marks, &mut joined_counts);
+        let head = prefix_out.len() + joint.len();
+        let own = out
+            .strip_prefix(&*prefix_out)
+            .and_then(|rest| rest.strip_prefix(joint));
+        let Some(own) = own.filter(|own| *own != line) else {
+            // The prefix read differently beside the line, or added nothing to it.
+            return alone(marks, counts);
+        };
+        joined_counts.subtract(&prefix_counts);
+        counts.merge(&joined_counts);
+        let mut own_marks: Vec<Mark> = (joined_marks.into_iter())
+            .filter(|m| m.start() >= head)
+            .map(|m| m.moved(-(head as isize)))
+            .collect();
+        let again = self.redact_marked(own, &mut own_marks, counts).into_owned();
+        if let Some(marks) = marks {
+            *marks = own_marks;
+        }
+        Cow::Owned(again)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each line of `text` redacted after the ones before it, joined again.
+    fn filter(text: &str) -> String {
+        let redactor = Redactor::shared();
+        let mut context = LineContext::default();
+        let mut out = Vec::new();
+        for line in text.split('\n') {
+            let mut counts = RedactionCounts::default();
+            out.push(
+                redactor
+                    .redact_line(&context, line, None, &mut counts)
+                    .into_owned(),
+            );
+            context.advance(line);
+        }
+        out.join("\n")
+    }
+
+    #[test]
+    fn a_secret_element_opened_on_one_line_takes_the_next() {
+        assert_eq!(
+            filter("<travisToken>\n    v89w94c6pjkh3zlh7w28j4\n</travisToken>"),
+            "<travisToken>\n    <SECRET>\n</travisToken>"
+        );
+        assert_eq!(
+            filter("<ns:password>\nhunter2</ns:password>"),
+            "<ns:password>\n<SECRET></ns:password>"
+        );
+        assert_eq!(
+            filter("<description>\n  rotate it\n</description>"),
+            "<description>\n  rotate it\n</description>"
+        );
+    }
+
+    #[test]
+    fn a_bare_secret_key_takes_the_deeper_line_after_it() {
+        assert_eq!(
+            filter("db:\n  password:\n    S3cr3t!x\n  user: app"),
+            "db:\n  password:\n    <SECRET>\n  user: app"
+        );
+        assert_eq!(
+            filter("  \"api_token\":\n      \"abc123def\","),
+            "  \"api_token\":\n      \"<SECRET>\","
+        );
+        // Not deeper: the next key, not a value.
+        assert_eq!(filter("password:\nuser: bob"), "password:\nuser: bob");
+        // Prose that ends in a key is not a key alone.
+        assert_eq!(
+            filter("could not read token:\n    connection refused"),
+            "could not read token:\n    connection refused"
+        );
+    }
+
+    #[test]
+    fn a_continued_command_is_read_with_its_first_line() {
+        assert_eq!(
+            filter("curl -k https://svc:8443/rest \\\n  -d 'world' \\\n  -u dev:Hk7wQ2rTz9LmPx"),
+            "curl -k https://svc:8443/rest \\\n  -d 'world' \\\n  -u dev:<SECRET>"
+        );
+        // An escaped backslash ends the line; the next is read alone.
+        assert_eq!(
+            filter("echo 'a\\\\'\n  -u dev:pw"),
+            "echo 'a\\\\'\n  -u dev:pw"
+        );
+    }
+
+    #[test]
+    fn a_netrc_entry_over_several_lines_keeps_its_password_hidden() {
+        assert_eq!(
+            filter("machine api.example.com\n  login deploy\n  password pass123\n"),
+            "machine <HOST>\n  login deploy\n  password <SECRET>\n"
+        );
+        assert_eq!(
+            filter("machine learning starts\npassword reset for bob"),
+            "machine learning starts\npassword reset for bob"
+        );
+    }
+
+    #[test]
+    fn counts_and_marks_are_the_lines_own() {
+        let redactor = Redactor::shared();
+        let mut context = LineContext::default();
+        context.advance("curl https://10.1.2.3/x \\");
+        let mut counts = RedactionCounts::default();
+        let mut marks = Vec::new();
+        let out = redactor.redact_line(&context, "  -u dev:pw1234", Some(&mut marks), &mut counts);
+        assert_eq!(out, "  -u dev:<SECRET>");
+        assert_eq!(counts.total(), 1, "the prefix's <IP> is not the line's");
+        assert_eq!(marks.len(), 1);
+        assert_eq!(&out[marks[0].start()..marks[0].end()], "<SECRET>");
+    }
+}
