@@ -1517,6 +1517,61 @@ proptest! {
         prop_assert_eq!(r(&out), out.clone());
     }
 
+    /// A stream of lines, some naming a value on the line after (an element, a bare key, a
+    /// netrc entry, a continued command), some holding planted values of every class: read
+    /// line by line with the context of the lines before, nothing planted survives, and a
+    /// line's output is the same whether or not the context had anything to add to it.
+    #[test]
+    fn planted_secrets_never_leak_from_lines_read_after_context(
+        records in prop::collection::vec(prop_oneof![
+            (filler(), planted(), filler()).prop_map(|(pre, (text, raw), post)| {
+                (vec![format!("{pre} {text} {post}")], raw)
+            }),
+            (prop::sample::select(vec!["apiToken", "password", "ns:clientSecret"]),
+             "[ \t]{0,4}", secret_value()).prop_map(|(tag, pad, v)| {
+                (vec![format!("<{tag}>"), format!("{pad}{v}"), format!("</{tag}>")], vec![v])
+            }),
+            (prop::sample::select(vec!["password:", "  \"api_token\":", "secret =", "- token:"]),
+             secret_value()).prop_map(|(key, v)| {
+                (vec![key.to_owned(), format!("        {v}")], vec![v])
+            }),
+            ("[a-z]{3,8}", secret_value()).prop_map(|(user, v)| {
+                (vec![
+                    "machine git.example.com".to_owned(),
+                    format!("  login {user}"),
+                    format!("  password {v}"),
+                ], vec![v])
+            }),
+            (filler(), secret_value()).prop_map(|(flags, v)| {
+                (vec![
+                    format!("curl -k https://api.example.com/v1 {flags} \\"),
+                    format!("  -u ops:{v}"),
+                ], vec![v])
+            }),
+        ], 1..6),
+    ) {
+        let redactor = Redactor::shared();
+        let mut context = LineContext::default();
+        let mut secrets = Vec::new();
+        for (lines, raw) in &records {
+            secrets.extend(raw.iter().cloned());
+            for line in lines {
+                let mut counts = RedactionCounts::default();
+                let out = redactor.redact_line(&context, line, None, &mut counts);
+                for s in raw {
+                    prop_assert!(!out.contains(s.as_str()), "{s:?} leaked from {line:?}: {out:?}");
+                }
+                // What the line alone hides stays hidden.
+                let alone = r(line);
+                for s in &secrets {
+                    prop_assert!(alone.contains(s.as_str()) || !out.contains(s.as_str()));
+                }
+                prop_assert_eq!(r(&out), out.clone().into_owned());
+                context.advance(line);
+            }
+        }
+    }
+
     /// A line shipped inside a JSON log line, or a payload encoded twice, hides its quotes and
     /// line breaks behind backslashes; the escaped view still finds every planted value, the
     /// line stays one JSON document, and a second run changes nothing.
