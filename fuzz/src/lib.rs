@@ -12,7 +12,7 @@ use std::path::Path;
 use aciproj::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
 use aciproj::context::LogsLimits;
 use aciproj::contracts::{CallStatus, EvidenceStatus, LogsToolResult, ToolResult};
-use aciproj::redact::{RedactionCounts, redact, redact_ungated};
+use aciproj::redact::{LineContext, RedactionCounts, Redactor, redact, redact_ungated};
 use aciproj::views::{Format, View};
 use aciproj::{ErrorCode, RunContext, render};
 use arbitrary::{Arbitrary, Unstructured};
@@ -369,6 +369,7 @@ pub fn redact_target(data: &[u8]) {
             Err(e) => std::str::from_utf8(&rest[..e.valid_up_to()]).expect("valid prefix"),
         };
         check_redaction(text);
+        check_lines(text);
         return;
     }
     let Ok(input) = PlantedSecret::arbitrary_take_rest(Unstructured::new(rest)) else {
@@ -392,6 +393,24 @@ pub fn redact_target(data: &[u8]) {
             !out.contains(&secret),
             "the planted secret survived: {message:?} -> {out:?}"
         );
+    }
+}
+
+/// The text's lines read as `aciproj redact` reads them, each after what the lines before it
+/// leave open: no panic, and each line's output is one the redactor leaves alone.
+fn check_lines(text: &str) {
+    let redactor = Redactor::shared();
+    let mut context = LineContext::default();
+    for line in text.split('\n') {
+        let mut counts = RedactionCounts::default();
+        let out = redactor.redact_line(&context, line, None, &mut counts);
+        let mut again = RedactionCounts::default();
+        assert_eq!(
+            redact(&out, &mut again),
+            out,
+            "a line read in context is not a fixed point: {line:?} -> {out:?}"
+        );
+        context.advance(line);
     }
 }
 

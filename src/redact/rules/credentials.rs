@@ -627,7 +627,10 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
         }
         let resume = resume.max(ve);
         let value = &s[vs..ve];
-        if is_inert_value_of(key, value) {
+        // A quote that never closes, opening a placeholder: an earlier reading (the escaped
+        // one) took the value and ended it; the text after the placeholder is not this value.
+        let unclosed_after_placeholder = quoted && ve == s.len() && placeholder_after(s, vs);
+        if is_inert_value_of(key, value) || unclosed_after_placeholder {
             pos = pos.max(resume);
             continue;
         }
