@@ -93,7 +93,8 @@ const BATCH_BYTES: usize = 256 * 1024;
 /// Lines are read in batches of whole lines. Once the input holds more than one batch, a second
 /// thread redacts every other batch while this one reads, redacts the batch after it and writes
 /// both, in input order: the output bytes and the counts are those of one thread going line by
-/// line (every line is redacted on its own, and the counts add up). A failed read still writes
+/// line (each batch starts from the line context this thread works out from the raw lines
+/// before it, and the counts add up). A failed read still writes
 /// every whole line read before it, as the line-by-line filter did.
 pub fn filter_lines(
     redactor: &Redactor,

@@ -11,11 +11,17 @@
 //!
 //! The context depends on the raw lines only, never on a redaction, so a reader can work it out
 //! for a batch of lines before another thread redacts them.
+//!
+//! The log projection reads a message whole, but a message can hold the same lines (a config
+//! dump, a command): after the rules, a message that still holds a line break has its lines
+//! read the same way ([`read_lines`]), so the agent sees no more of it than the filter shows.
 
 use std::borrow::Cow;
 
 use super::rules::credentials::is_secret_key;
-use super::{Mark, RedactionCounts, Redactor};
+use std::ops::Range;
+
+use super::{Gate, Mark, RedactionCounts, Redactor, redact_with};
 
 /// Longest line the context keeps as a prefix; a longer one leaves nothing open.
 const MAX_PREFIX: usize = 4096;
@@ -50,7 +56,7 @@ impl LineContext {
 
     /// The text to read `line` after and what joins the two, or `None` to read it alone.
     fn reading(&self, line: &str) -> Option<(&str, &'static str)> {
-        if line.trim().is_empty() {
+        if self.open == Open::Nothing || line.trim().is_empty() {
             return None;
         }
         match &self.open {
@@ -67,7 +73,15 @@ impl LineContext {
 
 /// What `line` leaves open, given what was open before it.
 fn open_after(before: Open, line: &str) -> Open {
+    // Most lines end in none of the bytes an opener ends in and start no netrc entry.
     let t = line.trim_end();
+    let last = t.as_bytes().last().copied().unwrap_or(b' ');
+    if !matches!(last, b'\\' | b'>' | b':' | b'=') && before != Open::Netrc {
+        let lead = t.trim_start().as_bytes().first().copied();
+        if !matches!(lead, Some(b'm' | b'd')) {
+            return Open::Nothing;
+        }
+    }
     if t.len() > MAX_PREFIX {
         return Open::Nothing;
     }
@@ -103,6 +117,9 @@ fn continued(t: &str) -> Option<&str> {
 
 /// The opening tag that ends `t`, when it names a secret: `<password>`, `<ns:apiToken>`.
 fn opened_element(t: &str) -> Option<&str> {
+    if !t.ends_with('>') {
+        return None;
+    }
     let tag = &t[t.rfind('<')?..];
     let name = tag.strip_prefix('<')?.strip_suffix('>')?;
     let valid = !name.is_empty()
@@ -163,54 +180,143 @@ impl Redactor {
     /// (`before`); without anything open, this is [`Redactor::redact`] (or
     /// [`Redactor::redact_marked`] with `marks`, which holds the line's marks afterwards).
     ///
-    /// The line is read twice when something is open: after the prefix that restores what is
-    /// open, keeping only its own part of the output, and then that part alone. Counts are the
-    /// line's own: what the prefix alone gives is taken off.
+    /// With something open the line is read twice: after the prefix that restores what is open,
+    /// keeping only its own part of the output, and then that part alone. Counts are the line's
+    /// own: what the prefix alone gives is taken off.
     pub fn redact_line<'a>(
         &self,
         before: &LineContext,
         line: &'a str,
-        marks: Option<&mut Vec<Mark>>,
+        mut marks: Option<&mut Vec<Mark>>,
         counts: &mut RedactionCounts,
     ) -> Cow<'a, str> {
-        let alone = |marks: Option<&mut Vec<Mark>>, counts: &mut RedactionCounts| match marks {
-            Some(marks) => self.redact_marked(line, marks, counts),
-            None => self.redact(line, counts),
-        };
-        let Some((prefix, joint)) = before.reading(line) else {
-            return alone(marks, counts);
-        };
-        let mut prefix_counts = RedactionCounts::default();
-        let prefix_out = self.redact(prefix, &mut prefix_counts);
-        let mut joined_counts = RedactionCounts::default();
-        let mut joined_marks = Vec::new();
-        let joined = format!("{prefix}{joint}{line}");
-        let out = self.redact_marked(&joined, &mut joined_marks, &mut joined_counts);
-        let head = prefix_out.len() + joint.len();
-        let own = out
-            .strip_prefix(&*prefix_out)
-            .and_then(|rest| rest.strip_prefix(joint));
-        let Some(own) = own.filter(|own| *own != line) else {
-            // The prefix read differently beside the line, or added nothing to it.
-            return alone(marks, counts);
-        };
-        joined_counts.subtract(&prefix_counts);
-        counts.merge(&joined_counts);
-        let mut own_marks: Vec<Mark> = (joined_marks.into_iter())
+        let gate = Gate::Scan(&self.prefilter);
+        if let Some((prefix, joint)) = before.reading(line)
+            && let Some(out) =
+                read_in_context(gate, prefix, joint, line, marks.as_deref_mut(), counts)
+        {
+            return Cow::Owned(out);
+        }
+        if line.is_empty() {
+            return Cow::Borrowed(line);
+        }
+        redact_with(line, gate, true, counts, marks)
+    }
+}
+
+/// `line` read after `prefix` and `joint`, then its own part of that alone: the new line, or
+/// `None` when the prefix read differently beside it or added nothing (then `counts` and
+/// `marks`, the marks already on `line`, are as they were).
+fn read_in_context(
+    gate: Gate<'_>,
+    prefix: &str,
+    joint: &str,
+    line: &str,
+    marks: Option<&mut Vec<Mark>>,
+    counts: &mut RedactionCounts,
+) -> Option<String> {
+    let mut prefix_counts = RedactionCounts::default();
+    let prefix_out = redact_with(prefix, gate, false, &mut prefix_counts, None);
+    let joined = format!("{prefix}{joint}{line}");
+    let seed = (prefix.len() + joint.len()) as isize;
+    let mut joined_marks: Option<Vec<Mark>> =
+        (marks.as_deref()).map(|own| own.iter().map(|m| m.clone().moved(seed)).collect());
+    let mut joined_counts = RedactionCounts::default();
+    let out = redact_with(
+        &joined,
+        gate,
+        false,
+        &mut joined_counts,
+        joined_marks.as_mut(),
+    );
+    let head = prefix_out.len() + joint.len();
+    let own = (out.strip_prefix(&*prefix_out))
+        .and_then(|rest| rest.strip_prefix(joint))
+        .filter(|own| *own != line)?;
+    joined_counts.subtract(&prefix_counts);
+    counts.merge(&joined_counts);
+    let mut own_marks: Option<Vec<Mark>> = joined_marks.map(|all| {
+        (all.into_iter())
             .filter(|m| m.start() >= head)
             .map(|m| m.moved(-(head as isize)))
-            .collect();
-        let again = self.redact_marked(own, &mut own_marks, counts).into_owned();
-        if let Some(marks) = marks {
-            *marks = own_marks;
-        }
-        Cow::Owned(again)
+            .collect()
+    });
+    let again = redact_with(own, gate, false, counts, own_marks.as_mut()).into_owned();
+    if let (Some(marks), Some(own_marks)) = (marks, own_marks) {
+        *marks = own_marks;
     }
+    Some(again)
+}
+
+/// A message's lines, each read after what the lines before it leave open: what a message
+/// that holds several lines needs so that the log projection hides what `aciproj redact`
+/// hides in the same lines. `marks` (on `text`) follow; whether anything changed.
+pub(super) fn read_lines<'a>(
+    text: Cow<'a, str>,
+    gate: Gate<'_>,
+    counts: &mut RedactionCounts,
+    marks: Option<&mut Vec<Mark>>,
+) -> (Cow<'a, str>, bool) {
+    let mut context = LineContext::default();
+    // Each changed line: its range in `text`, its new text and the marks on that.
+    let mut edits: Vec<(Range<usize>, String, Vec<Mark>)> = Vec::new();
+    let mut at = 0;
+    for line in text.split('\n') {
+        let range = at..at + line.len();
+        at = range.end + 1;
+        if let Some((prefix, joint)) = context.reading(line) {
+            let mut line_marks: Option<Vec<Mark>> = marks.as_deref().map(|all| {
+                (all.iter())
+                    .filter(|m| range.contains(&m.start()))
+                    .map(|m| m.clone().moved(-(range.start as isize)))
+                    .collect()
+            });
+            if let Some(new) =
+                read_in_context(gate, prefix, joint, line, line_marks.as_mut(), counts)
+            {
+                edits.push((range.clone(), new, line_marks.unwrap_or_default()));
+            }
+        }
+        context.advance(line);
+    }
+    if edits.is_empty() {
+        return (text, false);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut moved: Vec<Mark> = Vec::new();
+    let mut last = 0;
+    for (range, new, line_marks) in &edits {
+        let delta = out.len() as isize - last as isize;
+        out.push_str(&text[last..range.start]);
+        if let Some(all) = marks.as_deref() {
+            moved.extend(
+                (all.iter())
+                    .filter(|m| (last..range.start).contains(&m.start()))
+                    .map(|m| m.clone().moved(delta)),
+            );
+        }
+        let start = out.len() as isize;
+        moved.extend(line_marks.iter().map(|m| m.clone().moved(start)));
+        out.push_str(new);
+        last = range.end;
+    }
+    let delta = out.len() as isize - last as isize;
+    out.push_str(&text[last..]);
+    if let Some(all) = marks {
+        moved.extend(
+            (all.iter())
+                .filter(|m| m.start() >= last)
+                .map(|m| m.clone().moved(delta)),
+        );
+        *all = moved;
+    }
+    (Cow::Owned(out), true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::RedactionClass;
 
     /// Each line of `text` redacted after the ones before it, joined again.
     fn filter(text: &str) -> String {
@@ -287,6 +393,29 @@ mod tests {
             filter("machine learning starts\npassword reset for bob"),
             "machine learning starts\npassword reset for bob"
         );
+    }
+
+    /// The log projection reads a message whole: its lines are read as the filter reads them,
+    /// so the agent sees no more of a multi-line message than `aciproj redact` shows.
+    #[test]
+    fn a_message_of_several_lines_hides_what_the_filter_hides() {
+        let message = "loaded config:\ndb:\n  password:\n    S3cr3t!x\nmachine git.example.com\n  login ci\n  password pw4Qz\n<apiToken>\n  k7Qw2mZp9xR4\n</apiToken>";
+        let mut counts = RedactionCounts::default();
+        let whole = Redactor::shared().redact(message, &mut counts).into_owned();
+        assert_eq!(whole, filter(message));
+        assert!(!whole.contains("S3cr3t") && !whole.contains("pw4Qz") && !whole.contains("k7Qw"));
+        assert_eq!(counts.get(RedactionClass::Secret), 3);
+        // With marks, the same text, and every placeholder marked where it stands.
+        let mut marks = Vec::new();
+        let mut counts = RedactionCounts::default();
+        let marked = Redactor::shared().redact_marked(message, &mut marks, &mut counts);
+        assert_eq!(marked, whole);
+        assert!(
+            marks
+                .iter()
+                .all(|m| whole[m.start()..].starts_with(m.placeholder()))
+        );
+        assert_eq!(marks.len(), 4, "three secrets and the host");
     }
 
     #[test]

@@ -380,7 +380,7 @@ impl Redactor {
         if message.is_empty() {
             return Cow::Borrowed(message);
         }
-        redact_with(message, Gate::Scan(&self.prefilter), counts, None)
+        redact_with(message, Gate::Scan(&self.prefilter), true, counts, None)
     }
 
     /// [`Redactor::redact`], also keeping `marks`: where each placeholder sits in the output and
@@ -396,7 +396,13 @@ impl Redactor {
         if message.is_empty() {
             return Cow::Borrowed(message);
         }
-        redact_with(message, Gate::Scan(&self.prefilter), counts, Some(marks))
+        redact_with(
+            message,
+            Gate::Scan(&self.prefilter),
+            true,
+            counts,
+            Some(marks),
+        )
     }
 }
 
@@ -410,7 +416,7 @@ pub fn redact<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str
 /// `redact` fuzz target hold the gates to.
 #[doc(hidden)]
 pub fn redact_ungated<'a>(message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
-    redact_with(message, Gate::Open, counts, None)
+    redact_with(message, Gate::Open, true, counts, None)
 }
 
 /// Rounds a redaction runs at most. Every change puts a placeholder where raw text was, and no
@@ -442,22 +448,37 @@ const ESCAPE_LEVELS: usize = 2;
 /// which is what keeps `redact(redact(x)) == redact(x)` for escaped text.
 const ESCAPED_READINGS: usize = 3;
 
-/// Redacts `message` as it stands, then, when it holds escapes, [decoded](escaped) as well.
+/// Redacts `message` as it stands, then, when it holds escapes, [decoded](escaped) as well;
+/// `by_line`, each of its lines after what the lines before it leave open ([`lines`]) too.
 fn redact_with<'a>(
     message: &'a str,
     gate: Gate<'_>,
+    by_line: bool,
     counts: &mut RedactionCounts,
     mut marks: Option<&mut Vec<Mark>>,
 ) -> Cow<'a, str> {
-    let (mut cur, mut decoded_changed) =
-        redact_levels(message, gate, counts, marks.as_deref_mut(), ESCAPE_LEVELS);
-    // A reading whose decoded part changed nothing left a text both readings leave alone.
+    let (mut cur, mut decoded_changed) = redact_levels(
+        message,
+        gate,
+        by_line,
+        counts,
+        marks.as_deref_mut(),
+        ESCAPE_LEVELS,
+    );
+    // A reading whose decoded part and lines changed nothing left a text every reading leaves
+    // alone.
     for _ in 1..ESCAPED_READINGS {
         if !decoded_changed {
             break;
         }
-        let (next, changed) =
-            redact_levels(&cur, gate, counts, marks.as_deref_mut(), ESCAPE_LEVELS);
+        let (next, changed) = redact_levels(
+            &cur,
+            gate,
+            by_line,
+            counts,
+            marks.as_deref_mut(),
+            ESCAPE_LEVELS,
+        );
         decoded_changed = changed;
         if let Cow::Owned(next) = next {
             cur = Cow::Owned(next);
@@ -466,11 +487,13 @@ fn redact_with<'a>(
     cur
 }
 
-/// One reading: the rules over `message`, then over its decoded text, `levels` deep; and
-/// whether the decoded text changed anything.
+/// One reading: the rules over `message`, then (`by_line`) over each line after the lines
+/// before it, then over its decoded text, `levels` deep; and whether the lines or the decoded
+/// text changed anything.
 fn redact_levels<'a>(
     message: &'a str,
     gate: Gate<'_>,
+    by_line: bool,
     counts: &mut RedactionCounts,
     mut marks: Option<&mut Vec<Mark>>,
     levels: usize,
@@ -481,8 +504,13 @@ fn redact_levels<'a>(
         counts,
         marks.as_deref_mut(),
     );
+    let (cur, lines_changed) = if by_line && memchr::memchr(b'\n', cur.as_bytes()).is_some() {
+        lines::read_lines(cur, gate, counts, marks.as_deref_mut())
+    } else {
+        (cur, false)
+    };
     if levels == 0 {
-        return (cur, false);
+        return (cur, lines_changed);
     }
     let mut replacements = Vec::new();
     // The decoded stretches' redactions: `replacements` borrows their text.
@@ -495,6 +523,7 @@ fn redact_levels<'a>(
         let (text, _) = redact_levels(
             &decoded.text,
             gate,
+            by_line,
             counts,
             Some(&mut inner_marks),
             levels - 1,
@@ -512,7 +541,7 @@ fn redact_levels<'a>(
         );
     }
     if replacements.is_empty() {
-        return (cur, false);
+        return (cur, lines_changed);
     }
     let out = escaped::carry_back(&cur, &replacements, marks);
     (Cow::Owned(out), true)
