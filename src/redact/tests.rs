@@ -1570,6 +1570,14 @@ proptest! {
                 context.advance(line);
             }
         }
+        // The same lines as one message, as the log projection reads it.
+        let message: Vec<&str> = records.iter().flat_map(|(lines, _)| lines.iter().map(String::as_str)).collect();
+        let message = message.join("\n");
+        let whole = r(&message);
+        for s in &secrets {
+            prop_assert!(!whole.contains(s.as_str()), "{s:?} leaked from the message {message:?}: {whole:?}");
+        }
+        prop_assert_eq!(r(&whole), whole.clone());
     }
 
     /// A line shipped inside a JSON log line, or a payload encoded twice, hides its quotes and

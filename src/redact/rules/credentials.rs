@@ -427,6 +427,35 @@ fn after_auth_scheme(value: &str, any_scheme: bool) -> Option<usize> {
     Some(scheme.len() + 1 + skipped)
 }
 
+/// A Java or Android object printed by its `toString` (`Token{a64f992`,
+/// `AppWindowToken{9f4ef63}`, `android.os.BinderProxy@2bd79ce`): a class name and an identity
+/// hash, which names an object in memory and opens nothing.
+fn is_object_identity(value: &str) -> bool {
+    let is_hash = |h: &str| {
+        (6..=8).contains(&h.len()) && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    };
+    let is_class = |c: &str| {
+        c.starts_with(|ch: char| ch.is_ascii_uppercase())
+            && c.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+    };
+    if let Some((class, hash)) = value.split_once('{') {
+        return is_class(class) && is_hash(hash.strip_suffix('}').unwrap_or(hash));
+    }
+    // `Object.toString`: the class with its package, `@`, the hash.
+    value.rsplit_once('@').is_some_and(|(qualified, hash)| {
+        qualified.rsplit_once('.').is_some_and(|(package, class)| {
+            !package.is_empty()
+                && package.split('.').all(|p| {
+                    !p.is_empty()
+                        && p.bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                })
+                && is_class(class)
+        }) && is_hash(hash)
+    })
+}
+
 /// `invalid token: signature mismatch` is a sentence, not a credential: after `key: ` a lowercase
 /// word from a short list, or (for keys weaker than a password) one followed by more words.
 fn is_prose_value(s: &str, key: &str, value: &str, value_end: usize) -> bool {
@@ -645,7 +674,9 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'));
         let constructor = !quoted && value.eq_ignore_ascii_case("new") && s[ve..].starts_with(' ');
-        if !quoted && (call || constructor) {
+        // Android names window and binder tokens by the object: `token=Token{a64f992 …`.
+        let object = ends_with_ci(key, "token") && is_object_identity(value);
+        if !quoted && (call || constructor || object) {
             continue;
         }
         if colon && spaced && !quoted && is_prose_value(s, key, value, ve) {
@@ -897,6 +928,9 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
     ],
     negatives: &[
         "account_id=42 opened",
+        // Android's window manager prints objects by class and identity hash.
+        "wtoken = AppWindowToken{3c1d9e2 token=Token{8b07f4a ActivityRecord{5e0 u0 t12}}}",
+        "Bad activity token: android.os.BinderProxy@5c0e1a9",
         "login=bob sonar=ok",
         "Processed session termination for sessionid: 0x14ed93111f20005",
         "session_id=0x14ed93111f20005 expired",

@@ -80,7 +80,18 @@ fn host_apart(s: &str, start: usize, end: usize) -> bool {
     let public = ["kubernetes.io", "k8s.io"]
         .iter()
         .any(|d| ends_with_ci(&s[start..end], d));
-    before_ok && after_ok && !public
+    before_ok && after_ok && !public && !is_package_name(&s[start..end])
+}
+
+/// A reverse-DNS package or bundle name (`com.tencent.mm`, `org.apache.hadoop.io`): it starts
+/// with a top-level domain, which no host name does, and has three labels or more.
+fn is_package_name(name: &str) -> bool {
+    let mut labels = name.split('.');
+    let first = labels.next().unwrap_or("");
+    ["com", "org", "net", "io", "cn", "edu", "gov"]
+        .iter()
+        .any(|tld| first.eq_ignore_ascii_case(tld))
+        && labels.count() >= 2
 }
 
 fn pass_host_names(re: &Matcher, s: &str, hits: &mut u32) -> Option<String> {
@@ -169,6 +180,8 @@ pub(crate) static FQDN: Rule = Rule {
         "loaded logback.xml and Bar.java",
         "topic order.created.v1 lag 15",
         "taint node.kubernetes.io/unreachable",
+        // Reverse-DNS package names start with a top-level domain; host names do not.
+        "class org.apache.hadoop.io.Text loaded",
     ],
 };
 
@@ -261,6 +274,7 @@ pub(crate) static COUNTRY: Rule = Rule {
         "unpacked kernel.common.tar",
         "see README.md",
         "mapred.tip.id is deprecated",
+        "START u0 cmp=com.acme.mm/.ui.LauncherUI",
     ],
 };
 

@@ -799,7 +799,12 @@ fn is_token_like(run: &str) -> bool {
     if hex {
         return digits && letters;
     }
-    if body.starts_with('/') || body.contains("//") || mostly_words(body) || ends_in_uuid(body) {
+    if body.starts_with('/')
+        || body.contains("//")
+        || mostly_words(body)
+        || ends_in_uuid(body)
+        || is_word_path(body)
+    {
         return false;
     }
     let upper = b.iter().any(|x| x.is_ascii_uppercase());
@@ -870,6 +875,21 @@ fn ends_in_uuid(body: &str) -> bool {
             .iter()
             .zip(&segs)
             .all(|(&n, seg)| seg.len() == n && hex(seg))
+}
+
+/// Whether a run is a relative path with two or more words among its parts
+/// (`xbs/Sources/CoreMedia/CoreMedia-1731`): random base64 has a `/` too, but not words.
+fn is_word_path(body: &str) -> bool {
+    memchr::memchr(b'/', body.as_bytes()).is_some()
+        && body
+            .split('/')
+            .filter(|seg| {
+                seg.len() >= 5
+                    && seg.bytes().all(|b| b.is_ascii_alphabetic())
+                    && vowel_share(seg.as_bytes()) >= 0.25
+            })
+            .count()
+            >= 2
 }
 
 /// Whether `-`/`_`-joined segments are mostly words: letters only, three or more, a vowel.
@@ -981,6 +1001,7 @@ pub(crate) static LONG_RUN: Rule = Rule {
         ),
     ],
     negatives: &[
+        "at /Library/Caches/com.acme.xbs/Sources/MediaKit/MediaKit-1731.15.207/Player.c line 23",
         "traceId=4bf92f3577b34da6a3ce929d0e0e4736 span ok",
         "[instance: b9000564-fe1a-409b-b8cc-1e88b294cd1d] VM Started",
         "[req-3ea4052c-895d-4b64-9e2d-04d64c4d94ab - -] ok",
