@@ -9,18 +9,17 @@
 //! key, the netrc fields, the command's first line) and keeps only the line's own part of the
 //! output, then reads that part alone as well, so the context can only add redactions.
 //!
-//! The context depends on the raw lines only, never on a redaction, so a reader can work it out
-//! for a batch of lines before another thread redacts them.
+//! The context depends on the lines as given, never on a redaction of them, so a reader can
+//! work it out for a batch of lines before another thread redacts them.
 //!
 //! The log projection reads a message whole, but a message can hold the same lines (a config
 //! dump, a command): after the rules, a message that still holds a line break has its lines
 //! read the same way ([`read_lines`]), so the agent sees no more of it than the filter shows.
 
 use std::borrow::Cow;
-
-use super::rules::credentials::is_secret_key;
 use std::ops::Range;
 
+use super::rules::credentials::is_secret_key;
 use super::{Gate, Mark, RedactionCounts, Redactor, redact_with};
 
 /// Longest line the context keeps as a prefix; a longer one leaves nothing open.

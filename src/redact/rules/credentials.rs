@@ -1553,11 +1553,11 @@ pub(crate) static CALL_ARGUMENTS: Rule = Rule {
     negatives: &["NetworkCredential(user) failed", "basicauth disabled (x)"],
 };
 
-/// The data of a Kubernetes Secret written on one line (`kind: Secret … data: key: <base64>`):
-/// every base64 value in it, whatever its key.
+/// The data of a Kubernetes Secret in one message, on one line or as YAML over several
+/// (`kind: Secret … data: key: <base64>`): every base64 value in it, whatever its key.
 static K8S_SECRET_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(
-        r#"(?-u:\b)[A-Za-z0-9_.\-]+["']?:[ \t]*["']?([A-Za-z0-9+/]{4,}={0,2})["']?(?:[ \t,}]|\z)"#,
+        r#"(?-u:\b)[A-Za-z0-9_.\-]+["']?:[ \t]*["']?([A-Za-z0-9+/]{4,}={0,2})["']?(?:[ \t,}\r\n]|\z)"#,
     )
     .expect("constant regex")
 });
@@ -1598,7 +1598,7 @@ pub(crate) static K8S_SECRET: Rule = Rule {
     id: "credential.k8s-secret",
     class: RedactionClass::Secret,
     placeholder: SECRET,
-    description: "Every base64 value in the data of a Kubernetes Secret written on one line, whatever its key.",
+    description: "Every base64 value in the data of a Kubernetes Secret in one message, whatever its key.",
     // `kind` is rarer in logs than `secret` (every `client_secret=` line), and the pass copies
     // the line to read it: it runs only where both words could stand.
     keywords: &["kind"],
@@ -1613,6 +1613,10 @@ pub(crate) static K8S_SECRET: Rule = Rule {
         ex(
             "{\"kind\":\"Secret\",\"data\":{\"tls.crt\":\"LS0tLS1CRUdJTg==\"}}",
             "{\"kind\":\"Secret\",\"data\":{\"tls.crt\":\"<SECRET>\"}}",
+        ),
+        ex(
+            "apiVersion: v1\ndata:\n  ca.key: c2VjcmV0LWtleQ==\nkind: Secret\n",
+            "apiVersion: v1\ndata:\n  ca.key: <SECRET>\nkind: Secret\n",
         ),
     ],
     negatives: &[
