@@ -101,9 +101,11 @@ const NOT_SECRET_BEFORE_KEY: [&str; 9] = [
     "idempotency",
 ];
 /// Two-word keys (`api_key`, `accessKey`, `session_id`).
-const SECRET_PAIRS: [(&str, &str); 18] = [
+const SECRET_PAIRS: [(&str, &str); 19] = [
     // An access id pairs with an access key as a key id does in AWS (Sumo Logic's `accessId`).
     ("access", "id"),
+    // An Azure storage connection string's `AccountKey`.
+    ("account", "key"),
     // SonarQube's `sonar.login` holds a token, not a user name.
     ("sonar", "login"),
     ("tls", "key"),
@@ -912,6 +914,10 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         ex(
             r#"sumologic.accessId = "su3zntqffNdm4M""#,
             r#"sumologic.accessId = "<SECRET>""#,
+        ),
+        ex(
+            "DefaultEndpointsProtocol=https;AccountName=shopstore42;AccountKey=c2hvcA==;",
+            "DefaultEndpointsProtocol=https;AccountName=<HOST>;AccountKey=<SECRET>;",
         ),
         ex(
             r#"export SUMOLOGIC_ACCESSID="suR4k9Wq2mXp7Z""#,

@@ -280,7 +280,8 @@ pub(crate) static COUNTRY: Rule = Rule {
 
 static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
-        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server))["']?[ \t]*[=:][ \t]*["']?"#,
+        // An Azure storage connection string's AccountName is its host's first label.
+        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname))["']?[ \t]*[=:][ \t]*["']?"#,
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)",
     ))
     .expect("constant regex")
@@ -313,14 +314,18 @@ pub(crate) static HOST_KEY: Rule = Rule {
     id: "host.key",
     class: RedactionClass::Host,
     placeholder: HOST,
-    description: "The value of a host or node key (host=db01, nodeName: worker-3a) that holds letters and digits.",
-    keywords: &["host", "node", "server"],
+    description: "The value of a host or node key (host=db01, nodeName: worker-3a, an Azure AccountName) that holds letters and digits.",
+    keywords: &["host", "node", "server", "accountname"],
     gate: always,
     pass: pass_host_key,
     matchers: &[&HOST_KEY_RE],
     examples: &[
         ex("db_host=db01 port=5432", "db_host=<HOST> port=5432"),
         ex("\"nodeName\": \"worker3a\"", "\"nodeName\": \"<HOST>\""),
+        ex(
+            "storage AccountName=shopstore42 ready",
+            "storage AccountName=<HOST> ready",
+        ),
     ],
     negatives: &["host=localhost", "node: ready"],
 };

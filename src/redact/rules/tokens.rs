@@ -353,10 +353,10 @@ vendor!(
 
 vendor!(
     MORE_VENDOR_TOKEN, MORE_VENDOR_TOKEN_RE, "token.vendor-prefix",
-    "Other provider tokens with a fixed prefix: Vault (hvs., hvb.), DigitalOcean refresh (dor_v1_), GitLab feature flags (glffct-), Sourcegraph (sgp_), Square (sq0atp-, sq0csp-, EAAA), Flutterwave (FLWSECK-, FLWPUBK-), Adobe (p8e-), 42 (s-s4t2…), AWS Bedrock (ABSK…), Cloudflare origin CA (v1.0-…), Mailchimp (…-usN), Mapbox (sk.eyJ), PlanetScale (pscale_), Pulumi (pul-), Doppler, Prefect (pnu_), Readme (rdme_), Shippo, Duffel, Contentful (CFPAT-), Age (AGE-SECRET-KEY-1), Dynatrace (dt0c01.), EasyPost (EZAK), Groq (gsk_), xAI (xai-), Perplexity (pplx-), Replicate (r8_), Google OAuth (ya29., 1//0), NuGet (oy2…), Yandex (t1.…, AQVN), Okta SSWS.",
+    "Other provider tokens with a fixed prefix: Vault (hvs., hvb.), DigitalOcean refresh (dor_v1_), GitLab feature flags (glffct-), Sourcegraph (sgp_), Square (sq0atp-, sq0csp-, EAAA), Flutterwave (FLWSECK-, FLWPUBK-), Adobe (p8e-), 42 (s-s4t2…), AWS Bedrock (ABSK…), Cloudflare origin CA (v1.0-…), Mailchimp (…-usN), Mapbox (sk.eyJ), PlanetScale (pscale_), Pulumi (pul-), Doppler, Prefect (pnu_), Readme (rdme_), Shippo, Duffel, Contentful (CFPAT-), Age (AGE-SECRET-KEY-1), Dynatrace (dt0c01.), EasyPost (EZAK), Groq (gsk_), xAI (xai-), Perplexity (pplx-), Replicate (r8_), Google OAuth (ya29., 1//0), NuGet (oy2…), Yandex (t1.…, AQVN), Okta SSWS, the id of an Azure App Configuration credential (…-s0:…).",
     // Mailchimp's key ends in its data centre, `-us` and a digit: `-us` alone is in every
     // `-user`, and opened this rule on one bench message in seventy.
-    keywords: &["googleusercontent", "hvs.", "hvb.", "dor_v1_", "glffct-", "sgp_", "sq0atp-", "sq0csp-", "flwseck", "flwpubk", "p8e-", "s-s4t2", "absk", "v1.0-", "-us0", "-us1", "-us2", "-us3", "-us4", "-us5", "-us6", "-us7", "-us8", "-us9", "pscale_", "pul-", "pnu_", "rdme_", "shippo_", "duffel_", "cfpat-", "age-secret-key-1", "dt0c01.", "ezak", "eztk", "gsk_", "xai-", "pplx-", "r8_", "ya29.", "1//0", "oy2", "t1.", "aqvn"],
+    keywords: &["googleusercontent", "hvs.", "hvb.", "dor_v1_", "glffct-", "sgp_", "sq0atp-", "sq0csp-", "flwseck", "flwpubk", "p8e-", "s-s4t2", "absk", "v1.0-", "-us0", "-us1", "-us2", "-us3", "-us4", "-us5", "-us6", "-us7", "-us8", "-us9", "pscale_", "pul-", "pnu_", "rdme_", "shippo_", "duffel_", "cfpat-", "age-secret-key-1", "dt0c01.", "ezak", "eztk", "gsk_", "xai-", "pplx-", "r8_", "ya29.", "1//0", "oy2", "t1.", "aqvn", "-s0:"],
     min_run: 8,
     pattern: concat!(
         r"hv[sb]\.[A-Za-z0-9_\-]{24,}",
@@ -390,11 +390,13 @@ vendor!(
         r"|oy2[a-z0-9]{43}",
         r"|t1\.[A-Z0-9a-z_\-]+={0,2}\.[A-Z0-9a-z_\-]{86}={0,2}",
         r"|AQVN[A-Za-z0-9_\-]{35,38}",
+        r"|[A-Za-z0-9]{4}-[a-z][0-9]-s0:[A-Za-z0-9+/]{20}",
     ),
     examples: &[
         ex("vault token hvs.CAESIJ2l3pwyOpsYnoFuTxWNGdPu8Qm7sZFH0z3m now", "vault token <TOKEN> now"),
         ex("MAILCHIMP='a3be61fad37878f768c184632930cf45-us13'", "MAILCHIMP='<TOKEN>'"),
         ex("mailchimp 0123456789abcdef0123456789abcdef-us7 rotated", "mailchimp <TOKEN> rotated"),
+        ex("app config id Ab3x-l9-s0:Qw8eRt5yUi2oPa7sDf4g rotated", "app config id <TOKEN> rotated"),
         ex("nuget push pkg.nupkg oy2msfg10cbc2ad6rfymjk12e9b07dvekm62c3qfo973c4", "nuget push pkg.nupkg <TOKEN>"),
     ],
     negatives: &[
