@@ -524,7 +524,19 @@ mod tests {
         (String::from_utf8(out).expect("output is UTF-8"), stats)
     }
 
-    /// A stream of several batches gives the same bytes and counts on one thread as on two.
+    /// `input` filtered as text on one thread or two.
+    fn filter_threads(input: &str, parallel: bool) -> (String, FilterStats) {
+        let mut out = Vec::new();
+        let options = FilterOptions {
+            parallel,
+            ..FilterOptions::default()
+        };
+        let stats = filter_lines(Redactor::shared(), input.as_bytes(), &mut out, options)
+            .expect("in-memory streams do not fail");
+        (String::from_utf8(out).expect("UTF-8"), stats)
+    }
+
+    /// A value whose key is on the line before, in the batch before, is found by either thread.
     #[test]
     fn a_value_on_the_line_after_its_key_is_hidden_across_batches() {
         // Multi-line records of varying length, so that batch ends fall between a record's
@@ -540,41 +552,22 @@ mod tests {
             })
             .collect();
         assert!(input.len() > 3 * BATCH_BYTES);
-        let filter = |parallel| {
-            let mut out = Vec::new();
-            let options = FilterOptions {
-                parallel,
-                ..FilterOptions::default()
-            };
-            let stats = filter_lines(Redactor::shared(), input.as_bytes(), &mut out, options)
-                .expect("in-memory streams do not fail");
-            (String::from_utf8(out).expect("UTF-8"), stats)
-        };
-        let (out, stats) = filter(true);
-        assert_eq!((out.clone(), stats.clone()), filter(false));
+        let (out, stats) = filter_threads(&input, true);
+        assert_eq!((out.clone(), stats.clone()), filter_threads(&input, false));
         assert!(!out.contains("Qz7Wk2"), "a planted value survived");
         assert_eq!(stats.by_rule.get("credential.xml"), Some(&7000));
         assert_eq!(stats.by_rule.get("credential.cli-password"), Some(&7000));
         assert_eq!(stats.by_rule.get("credential.spaced"), Some(&7000));
     }
 
+    /// A stream of several batches gives the same bytes and counts on one thread as on two.
     #[test]
     fn one_thread_gives_the_bytes_two_threads_give() {
         let input: String = (0..20_000)
             .map(|i| format!("req {i} from 10.0.{}.{} password=p{i}\n", i % 200, i % 250))
             .collect();
         assert!(input.len() > 3 * BATCH_BYTES);
-        let filter = |parallel| {
-            let mut out = Vec::new();
-            let options = FilterOptions {
-                parallel,
-                ..FilterOptions::default()
-            };
-            let stats = filter_lines(Redactor::shared(), input.as_bytes(), &mut out, options)
-                .expect("in-memory streams do not fail");
-            (out, stats)
-        };
-        assert_eq!(filter(false), filter(true));
+        assert_eq!(filter_threads(&input, false), filter_threads(&input, true));
     }
 
     #[test]
