@@ -82,7 +82,7 @@ pub enum Command {
     /// Writes every input line redacted, in order, line for line (empty lines kept, invalid
     /// UTF-8 replaced); memory stays flat however long the stream. A line is read after what
     /// the lines before it leave open: a value on the line after its element or key, a
-    /// `.netrc` entry's fields, a command continued with a backslash.
+    /// `.netrc` entry's fields, a PEM block's body, a command continued with a backslash.
     #[command(
         after_help = REDACT_EXIT_HELP,
         after_long_help = with_examples(REDACT_EXIT_HELP, REDACT_EXAMPLES)

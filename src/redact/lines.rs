@@ -20,7 +20,9 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::rules::credentials::is_secret_key;
-use super::{Gate, Mark, RedactionCounts, Redactor, redact_with};
+use super::rules::tokens::PEM_BLOCK;
+use super::text::TOKEN;
+use super::{CATALOGUE, Gate, Mark, RedactionCounts, Redactor, labelled_class, redact_with};
 
 /// Longest line the context keeps as a prefix; a longer one leaves nothing open.
 const MAX_PREFIX: usize = 4096;
@@ -45,6 +47,8 @@ enum Open {
     Command(String),
     /// A `.netrc` entry (`machine host`, `default`) whose fields may go on over the next lines.
     Netrc,
+    /// A PEM block whose `-----BEGIN …-----` line went before: its base64 lines, up to `END`.
+    Pem,
 }
 
 impl LineContext {
@@ -66,14 +70,29 @@ impl LineContext {
             // The entry's first fields stand in for the ones on earlier lines.
             Open::Netrc => (first_word(line) == "password" && is_netrc_fields(line))
                 .then_some(("machine m login l", " ")),
+            // The body goes as the PEM rule takes it: see `Redactor::redact_line`.
+            Open::Pem => None,
         }
     }
 }
 
 /// What `line` leaves open, given what was open before it.
 fn open_after(before: Open, line: &str) -> Open {
-    // Most lines end in none of the bytes an opener ends in and start no netrc entry.
     let t = line.trim_end();
+    if before == Open::Pem {
+        return if pem_body(t).is_some() && !t.contains("-----END") {
+            Open::Pem
+        } else {
+            Open::Nothing
+        };
+    }
+    if let Some(at) = memchr::memmem::find(t.as_bytes(), b"-----BEGIN ") {
+        let header = &t[at + "-----BEGIN ".len()..];
+        if header.contains("-----") && !header.contains("-----END") {
+            return Open::Pem;
+        }
+    }
+    // Most lines end in none of the bytes an opener ends in and start no netrc entry.
     let last = t.as_bytes().last().copied().unwrap_or(b' ');
     if !matches!(last, b'\\' | b'>' | b':' | b'=') && before != Open::Netrc {
         let lead = t.trim_start().as_bytes().first().copied();
@@ -106,6 +125,21 @@ fn open_after(before: Open, line: &str) -> Open {
     } else {
         Open::Nothing
     }
+}
+
+/// Where a line of a PEM block's body holds its base64 (16 bytes or more), inside the quotes,
+/// `+`, `,` and escaped line break that code around a key in source adds: `"MIIEow…\n" +`.
+fn pem_body(t: &str) -> Option<Range<usize>> {
+    let is_base64 = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=');
+    let start = t.len() - t.trim_start_matches([' ', '\t', '"', '\'']).len();
+    let mut end = t
+        .trim_end_matches([' ', '\t', '"', '\'', '+', ',', ';'])
+        .len();
+    if t[..end].ends_with("\\n") {
+        end -= 2;
+    }
+    let core = t.get(start..end)?;
+    (core.len() >= 16 && core.bytes().all(is_base64)).then_some(start..end)
 }
 
 /// The line before its continuing backslash (an odd run of them ends it: `\\` is one, escaped).
@@ -190,6 +224,11 @@ impl Redactor {
         counts: &mut RedactionCounts,
     ) -> Cow<'a, str> {
         let gate = Gate::Scan(&self.prefilter);
+        if before.open == Open::Pem
+            && let Some(body) = pem_body(line)
+        {
+            return Cow::Owned(pem_line(line, body, marks, counts));
+        }
         if let Some((prefix, joint)) = before.reading(line)
             && let Some(out) =
                 read_in_context(gate, prefix, joint, line, marks.as_deref_mut(), counts)
@@ -201,6 +240,26 @@ impl Redactor {
         }
         redact_with(line, gate, true, counts, marks)
     }
+}
+
+/// `line`, a line of a PEM block's body, with its base64 at `body` replaced as the PEM rule
+/// replaces a block, and counted as that rule's.
+fn pem_line(
+    line: &str,
+    body: Range<usize>,
+    marks: Option<&mut Vec<Mark>>,
+    counts: &mut RedactionCounts,
+) -> String {
+    let rule = CATALOGUE
+        .iter()
+        .position(|r| std::ptr::eq(*r, &PEM_BLOCK))
+        .expect("the PEM rule is in the catalogue");
+    counts.add_rule(rule, PEM_BLOCK.class, 1);
+    if let Some(marks) = marks {
+        let class = labelled_class(PEM_BLOCK.placeholder);
+        *marks = vec![Mark::new(body.start, TOKEN, class, &line[body.clone()])];
+    }
+    format!("{}{TOKEN}{}", &line[..body.start], &line[body.end..])
 }
 
 /// `line` read after `prefix` and `joint`, then its own part of that alone: the new line, or
@@ -379,6 +438,30 @@ mod tests {
         assert_eq!(
             filter("echo 'a\\\\'\n  -u dev:pw"),
             "echo 'a\\\\'\n  -u dev:pw"
+        );
+    }
+
+    #[test]
+    fn a_pem_block_read_a_line_at_a_time_keeps_its_body_hidden() {
+        assert_eq!(
+            filter(
+                "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAx4Qz9Lk2mR8vT1nP5sW3yH6jD0fG7b\nK4cV9eX2uA1iO8pL3q/b+Y=\n-----END RSA PRIVATE KEY-----\nnext line"
+            ),
+            "<TOKEN>\n<TOKEN>\n<TOKEN>\n-----END RSA PRIVATE KEY-----\nnext line"
+        );
+        // In source code: quoted lines joined with `+`.
+        assert_eq!(
+            filter(
+                "key = \"-----BEGIN PRIVATE KEY-----\\n\" +\n  \"MIIEvQIBADANBgkqhkiG9w0BAQEF\\n\" +\n  \"AASCBKcwggSjAgEAAoIBAQDAC4AW\\n\";"
+            ),
+            "key = \"<TOKEN>\" +\n  \"<TOKEN>\\n\" +\n  \"<TOKEN>\\n\";"
+        );
+        // A line that is no base64 ends a block whose END never came.
+        assert_eq!(
+            filter(
+                "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUZ3Lk\n2026-12-02 INFO started ok"
+            ),
+            "<TOKEN>\n<TOKEN>\n2026-12-02 INFO started ok"
         );
     }
 

@@ -397,10 +397,15 @@ fn value_span(s: &str, at: usize, cookie: bool) -> Option<(usize, usize, usize, 
             Some((open, close, (close + 2).min(s.len()), true))
         }
         Some(&q @ (b'"' | b'\'')) => {
-            let end = quoted_end(b, at, q);
+            let mut end = quoted_end(b, at, q);
             let close = if end > at + 1 && b.get(end - 1) == Some(&q) {
                 end - 1
             } else {
+                // A `'` that never closes, inside a JSON string: the value ends where the
+                // string does, not at the end of the line.
+                if q == b'\'' {
+                    end = memchr::memchr(b'"', &b[at..]).map_or(end, |k| at + k);
+                }
                 end
             };
             Some((at + 1, close.max(at + 1), end, true))
@@ -914,6 +919,10 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         ex(
             r#"sumologic.accessId = "su3zntqffNdm4M""#,
             r#"sumologic.accessId = "<SECRET>""#,
+        ),
+        ex(
+            r#"{"msg":"api_token: 'pplx-k3Qw8zR2mT5vX9","n":1}"#,
+            r#"{"msg":"api_token: '<SECRET>","n":1}"#,
         ),
         ex(
             "DefaultEndpointsProtocol=https;AccountName=shopstore42;AccountKey=c2hvcA==;",
@@ -1451,7 +1460,7 @@ static SPACED_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"(?:'[^'\n]*'|\x22[^\x22\n]*\x22|[^ \t\r\n'\x22]+)[ \t]+(?i-u:is)))?",
         r#"[ \t]+(?:"([^"\n]+)"|'([^'\n]+)')"#,
         r#"|(?:пароль|Пароль|密码|パスワード|비밀번호|Passwort|contraseña|senha)[ \t]+(?:"([^"\n]+)"|'([^'\n]+)')"#,
-        r"|(?-u:\b)machine[ \t]+[^ \t\r\n]+[ \t]+login[ \t]+[^ \t\r\n]+[ \t]+password[ \t]+([^ \t\r\n]+)",
+        r#"|(?-u:\b)machine[ \t]+[^ \t\r\n]+[ \t]+login[ \t]+[^ \t\r\n]+[ \t]+password[ \t]+([^ \t\r\n"]+)"#,
         // `Setting secret_token to x`, `changed password to x`.
         r"|(?-u:\b)(?i-u:setting|set|changed|changing|updated|updating)[ \t]+[A-Za-z0-9_.\-]*",
         r"(?i-u:password|passwd|secret|token|api[_-]?key)[A-Za-z0-9_.\-]*[ \t]+(?i-u:to)[ \t]+",
@@ -1498,6 +1507,11 @@ pub(crate) static SPACED: Rule = Rule {
         ex(
             "machine api.example.com login deploy password 7f3k9q2m5x",
             "machine <HOST> login deploy password <SECRET>",
+        ),
+        // In a JSON line the password ends where the string does.
+        ex(
+            r#"{"msg":"machine git.example.com login ci password pw4Qz9","n":1}"#,
+            r#"{"msg":"machine <HOST> login ci password <SECRET>","n":1}"#,
         ),
         ex(
             "Setting secret_token to 69rqTIQ5Lde5a2rplC",

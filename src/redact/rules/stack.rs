@@ -291,7 +291,7 @@ fn cut(s: &str, form: Form, hits: &mut u32) -> Option<String> {
 /// break or tab escape tells how deep the stack is escaped (`\n` once, `\\n` twice), and so
 /// which quote closes its string (`"` for once, `\"` for twice). A stack with real line
 /// breaks, or none at all, runs to the end of the text.
-fn escaped_stack_end(s: &str, start: usize) -> usize {
+pub(crate) fn escaped_stack_end(s: &str, start: usize) -> usize {
     let b = s.as_bytes();
     let mut breaks = None;
     let mut i = start;

@@ -29,7 +29,14 @@ static PEM_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_pem(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for m in PEM_RE.find_iter(s) {
-        if e.replace(m.start(), m.end(), TOKEN) {
+        // A block cut short runs to the end of the text; inside a JSON string (escaped line
+        // breaks) it ends at the quote that closes the string, which the line needs.
+        let end = if m.end() == s.len() && !m.as_str().ends_with("-----") {
+            super::stack::escaped_stack_end(s, m.start())
+        } else {
+            m.end()
+        };
+        if e.replace(m.start(), end, TOKEN) {
             *hits += 1;
         }
     }
@@ -51,6 +58,11 @@ pub(crate) static PEM_BLOCK: Rule = Rule {
             "key loaded: <TOKEN> ok",
         ),
         ex("cert -----BEGIN CERTIFICATE----- MIIB", "cert <TOKEN>"),
+        // Cut short inside a JSON line: the block ends where the string does.
+        ex(
+            r#"{"msg":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B","n":1}"#,
+            r#"{"msg":"<TOKEN>","n":1}"#,
+        ),
     ],
     negatives: &["-----BEGIN is how a PEM header starts", "-----"],
 };
@@ -390,7 +402,7 @@ vendor!(
         r"|oy2[a-z0-9]{43}",
         r"|t1\.[A-Z0-9a-z_\-]+={0,2}\.[A-Z0-9a-z_\-]{86}={0,2}",
         r"|AQVN[A-Za-z0-9_\-]{35,38}",
-        r"|[A-Za-z0-9]{4}-[a-z][0-9]-s0:[A-Za-z0-9+/]{20}",
+        r"|[A-Za-z0-9]{4}-[A-Za-z][0-9]-s0:[A-Za-z0-9+/]{20}",
     ),
     examples: &[
         ex("vault token hvs.CAESIJ2l3pwyOpsYnoFuTxWNGdPu8Qm7sZFH0z3m now", "vault token <TOKEN> now"),
