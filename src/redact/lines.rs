@@ -18,11 +18,16 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::LazyLock;
 
 use super::rules::credentials::is_secret_key;
 use super::rules::tokens::PEM_BLOCK;
 use super::text::TOKEN;
 use super::{CATALOGUE, Gate, Mark, RedactionCounts, Redactor, labelled_class, redact_with};
+
+/// The searcher for a PEM block's first line, built once: every line is searched.
+static PEM_BEGIN: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new("-----BEGIN "));
 
 /// Longest line the context keeps as a prefix; a longer one leaves nothing open.
 const MAX_PREFIX: usize = 4096;
@@ -86,7 +91,7 @@ fn open_after(before: Open, line: &str) -> Open {
             Open::Nothing
         };
     }
-    if let Some(at) = memchr::memmem::find(t.as_bytes(), b"-----BEGIN ") {
+    if let Some(at) = PEM_BEGIN.find(t.as_bytes()) {
         let header = &t[at + "-----BEGIN ".len()..];
         if header.contains("-----") && !header.contains("-----END") {
             return Open::Pem;
