@@ -147,7 +147,7 @@ const SECRET_CONTINUATIONS: [&str; 18] = [
     "header",
 ];
 /// Values that are prose, not secrets, after `token: ` or `secret: ` in a sentence.
-const PROSE_VALUES: [&str; 34] = [
+const PROSE_VALUES: [&str; 40] = [
     "not",
     "is",
     "was",
@@ -182,6 +182,12 @@ const PROSE_VALUES: [&str; 34] = [
     "updated",
     "reset",
     "no",
+    "done",
+    "refreshed",
+    "renewed",
+    "rotated",
+    "issued",
+    "cleared",
 ];
 const AUTH_SCHEMES: [&str; 7] = [
     "bearer",
@@ -953,6 +959,8 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         "bypass=true keyboard=us monkey=3",
         "password, username and email are required",
         "token: expired",
+        "refreshing token: done",
+        "session token: renewed in 12ms",
     ],
 };
 
