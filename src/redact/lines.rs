@@ -240,10 +240,10 @@ impl Redactor {
         {
             return Cow::Owned(out);
         }
-        if line.is_empty() {
-            return Cow::Borrowed(line);
+        match marks {
+            Some(marks) => self.redact_marked(line, marks, counts),
+            None => self.redact(line, counts),
         }
-        redact_with(line, gate, true, counts, marks)
     }
 }
 

@@ -457,20 +457,10 @@ fn redact_with<'a>(
     counts: &mut RedactionCounts,
     mut marks: Option<&mut Vec<Mark>>,
 ) -> Cow<'a, str> {
-    let (mut cur, mut decoded_changed) = redact_levels(
-        message,
-        gate,
-        by_line,
-        counts,
-        marks.as_deref_mut(),
-        ESCAPE_LEVELS,
-    );
+    let mut cur = Cow::Borrowed(message);
     // A reading whose decoded part and lines changed nothing left a text every reading leaves
     // alone.
-    for _ in 1..ESCAPED_READINGS {
-        if !decoded_changed {
-            break;
-        }
+    for _ in 0..ESCAPED_READINGS {
         let (next, changed) = redact_levels(
             &cur,
             gate,
@@ -479,9 +469,11 @@ fn redact_with<'a>(
             marks.as_deref_mut(),
             ESCAPE_LEVELS,
         );
-        decoded_changed = changed;
         if let Cow::Owned(next) = next {
             cur = Cow::Owned(next);
+        }
+        if !changed {
+            break;
         }
     }
     cur
