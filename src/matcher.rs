@@ -295,6 +295,11 @@ pub(crate) struct Captures<'h> {
 }
 
 impl<'h> Captures<'h> {
+    /// The number of groups, the whole match's included.
+    pub(crate) fn group_count(&self) -> usize {
+        self.caps.group_len()
+    }
+
     pub(crate) fn get(&self, group: usize) -> Option<Match<'h>> {
         self.caps
             .get_group(group)

@@ -22,7 +22,8 @@ use std::sync::LazyLock;
 
 use super::rules::credentials::is_secret_key;
 use super::rules::tokens::PEM_BLOCK;
-use super::text::TOKEN;
+use super::rules::{process, stack};
+use super::text::{STACK, TOKEN};
 use super::{CATALOGUE, Gate, Mark, RedactionCounts, Redactor, labelled_class, redact_with};
 
 /// The searcher for a PEM block's first line, built once: every line is searched.
@@ -54,6 +55,10 @@ enum Open {
     Netrc,
     /// A PEM block whose `-----BEGIN …-----` line went before: its base64 lines, up to `END`.
     Pem,
+    /// A stack trace whose first lines went before: the lines that continue it go with it.
+    Stack,
+    /// A table whose header names a process id column: its rows are read under it.
+    Table(String),
 }
 
 impl LineContext {
@@ -76,7 +81,8 @@ impl LineContext {
             Open::Netrc => (first_word(line) == "password" && is_netrc_fields(line))
                 .then_some(("machine m login l", " ")),
             // The body goes as the PEM rule takes it: see `Redactor::redact_line`.
-            Open::Pem => None,
+            Open::Pem | Open::Stack => None,
+            Open::Table(header) => Some((header, "\n")),
         }
     }
 }
@@ -84,6 +90,20 @@ impl LineContext {
 /// What `line` leaves open, given what was open before it.
 fn open_after(before: Open, line: &str) -> Open {
     let t = line.trim_end();
+    if (before == Open::Stack && stack::continues_trace(t)) || stack::opens_trace(t) {
+        return Open::Stack;
+    }
+    if t.len() <= MAX_PREFIX
+        && ["PID", "TID", "LWP", "Id "].iter().any(|c| t.contains(c))
+        && !process::pid_columns(t).is_empty()
+    {
+        return Open::Table(t.to_owned());
+    }
+    if let Open::Table(header) = &before
+        && !t.trim().is_empty()
+    {
+        return Open::Table(header.clone());
+    }
     if before == Open::Pem {
         return if pem_body(t).is_some() && !t.contains("-----END") {
             Open::Pem
@@ -233,6 +253,17 @@ impl Redactor {
             && let Some(body) = pem_body(line)
         {
             return Cow::Owned(pem_line(line, body, marks, counts));
+        }
+        if before.open == Open::Stack && stack::continues_trace(line) {
+            let rule = CATALOGUE
+                .iter()
+                .position(|r| std::ptr::eq(*r, &stack::FRAME))
+                .expect("the frame rule is in the catalogue");
+            counts.add_rule(rule, stack::FRAME.class, 1);
+            if let Some(marks) = marks {
+                marks.clear();
+            }
+            return Cow::Owned(STACK.to_owned());
         }
         if let Some((prefix, joint)) = before.reading(line)
             && let Some(out) =

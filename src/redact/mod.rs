@@ -132,7 +132,7 @@ impl RedactionClass {
 }
 
 /// Rules the catalogue may hold: one counter slot each in [`RedactionCounts`].
-const RULE_SLOTS: usize = 64;
+const RULE_SLOTS: usize = 128;
 
 /// Replacement counts per [`RedactionClass`] and per catalogue rule; fixed arrays, so iteration
 /// order is stable and a merge allocates nothing.
@@ -213,18 +213,18 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 62] = [
+static CATALOGUE: [&Rule; 71] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
     &stack::RUST,
     &stack::DOTNET,
     &stack::JVM,
-    &stack::CAUSED_BY,
     &stack::PYTHON,
     &stack::GO,
     &stack::PHP,
     &stack::RUBY,
+    &stack::FRAME,
     // Secret values go before SQL: a value may hold a quote, a backtick, a backslash or a SQL
     // verb that the SQL scanner pairs or starts a statement at.
     &credentials::XML,
@@ -237,10 +237,13 @@ static CATALOGUE: [&Rule; 62] = [
     &credentials::CLI_PASSWORD,
     &credentials::ORACLE_CONNECT,
     &credentials::AUTH_HEADER,
+    &credentials::PROTOCOL,
+    &credentials::GO_DSN,
     &sql::USER_DDL,
     // Driver and server messages before statements: a bound value can hold the backtick or
     // quote a statement's scanner would pair.
     &sql::DRIVER_MESSAGE,
+    &sql::BOUND_VALUES,
     &sql::STATEMENT,
     // Tokens whose shape spans the delimiters of later rules: hashes hold `@` and `.`, webhook
     // keys sit in a URL path the long-run rule would take with its host.
@@ -279,14 +282,21 @@ static CATALOGUE: [&Rule; 62] = [
     &network::COUNTRY,
     &network::HOST_KEY,
     &network::CLOUD_NODE,
+    // What the host rules above did not know by its suffix, known by where it stands.
+    &network::HOST_PLACE,
     &network::IPV6,
     &network::IPV4,
+    &kubernetes::CONTAINER_ID,
     &kubernetes::POD_AFTER_KEYWORD,
     &kubernetes::POD_NAME,
     &process::PID_FORMS,
     &process::PID_BRACKET,
     &process::PID_NGINX,
     &process::PID_LOGCAT,
+    &process::PID_HEADER,
+    &process::PID_TOOL_ARGS,
+    &process::PID_KEY,
+    &process::PID_TABLE,
 ];
 
 /// The redaction catalogue, in the order the rules run.
@@ -571,9 +581,9 @@ fn redact_rounds<'a>(
 
 /// The stack rules among `open` rules, as the stack search's set of forms (bit `k` for
 /// `stack::RULES[k]`).
-fn stack_forms(open: u64) -> u16 {
+fn stack_forms(open: u128) -> u16 {
     /// Each stack rule's bit in the catalogue, in `stack::RULES` order.
-    static BITS: LazyLock<[u64; 9]> = LazyLock::new(|| {
+    static BITS: LazyLock<[u128; 9]> = LazyLock::new(|| {
         stack::RULES.map(|rule| {
             let at = CATALOGUE.iter().position(|r| std::ptr::eq(*r, rule));
             1 << at.expect("every stack rule is in the catalogue")
@@ -586,20 +596,20 @@ fn stack_forms(open: u64) -> u16 {
 
 /// The rules the features open (bit `i` for catalogue rule `i`): those holding a keyword of theirs
 /// (or having none) whose gate is open. The features serve every round, so this is asked once.
-fn open_rules(f: &Features) -> u64 {
-    const _: () = assert!(CATALOGUE.len() <= 64, "one bit per rule in a u64");
+fn open_rules(f: &Features) -> u128 {
+    const _: () = assert!(CATALOGUE.len() <= 128, "one bit per rule in a u128");
     /// The rules without keywords: their gates alone decide.
-    static UNKEYED: LazyLock<u64> = LazyLock::new(|| {
+    static UNKEYED: LazyLock<u128> = LazyLock::new(|| {
         CATALOGUE
             .iter()
             .enumerate()
             .filter(|(_, rule)| rule.keywords.is_empty())
             .fold(0, |set, (i, _)| set | 1 << i)
     });
-    // Every rule fits in the low 64 bits of the triggers (asserted above); the open features'
-    // triggers have every bit set, rules or not.
-    const RULES: u64 = u64::MAX >> (64 - CATALOGUE.len());
-    let mut candidates = ((f.triggers as u64) | *UNKEYED) & RULES;
+    // Every rule has a bit of the triggers (asserted above); the open features' triggers have
+    // every bit set, rules or not.
+    const RULES: u128 = u128::MAX >> (128 - CATALOGUE.len());
+    let mut candidates = (f.triggers | *UNKEYED) & RULES;
     let mut open = 0;
     while candidates != 0 {
         let i = candidates.trailing_zeros() as usize;
@@ -615,13 +625,13 @@ fn open_rules(f: &Features) -> u64 {
 /// changed the text, or `None` when none did.
 fn round(
     cur: &mut Cow<'_, str>,
-    open: u64,
+    open: u128,
     limit: usize,
     counts: &mut RedactionCounts,
     mut marking: Option<&mut Marking<'_>>,
 ) -> Option<usize> {
     let mut last = None;
-    let mut todo = if limit >= 64 {
+    let mut todo = if limit >= 128 {
         open
     } else {
         open & ((1 << limit) - 1)

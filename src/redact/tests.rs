@@ -734,9 +734,15 @@ fn stacks() {
         "failed at com.foo.Bar.baz(Bar.java:42) at com.foo.X.y(Native Method)",
         "failed <STACK>",
     );
+    // A lone `Caused by:` line is the exception's head, not its frames: it stays.
     check(
         "Wrapper\nCaused by: java.io.IOException: x",
-        "Wrapper <STACK>",
+        "Wrapper\nCaused by: java.io.IOException: x",
+    );
+    // A chained trace keeps every exception's head, in order.
+    check(
+        "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nKeyError: 'k'\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File \"a.py\", line 3, in <module>\nValueError: bad",
+        "<STACK> KeyError: 'k' ValueError: bad",
     );
     check(
         "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nValueError: bad",
@@ -942,7 +948,7 @@ fn a_name_that_a_stack_cut_ends_is_still_cut() {
             "job on <HOST> <STACK>",
         ),
         (
-            "lookup smtp.example.coCaused by: java.io.IOException: x",
+            "lookup smtp.example.coStack trace: #0 /srv/x.php(1): f()",
             "lookup <HOST> <STACK>",
         ),
         (

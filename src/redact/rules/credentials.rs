@@ -20,7 +20,7 @@ use crate::matcher::Matcher;
 static KV_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r#"(?:\\?["'])?"#,
-        r"(?:[A-Za-z0-9_.\-]*(?i-u:pass|pwd|secret|token|key|cred|auth|cookie|sig|session|sk|pat",
+        r"(?:[A-Za-z0-9_.\-]*(?i-u:pass|pwd|pw|psk|secret|token|key|cred|auth|cookie|sig|session|sk|pat",
         r"|kennwort|senha|wachtwoord|haslo|contrase|mdp|clave|access[_.\-]?id|account[_.\-]?id",
         r"|sonar[_.\-]login)",
         r"[A-Za-z0-9_.\-]*|密码|口令|令牌|密钥|秘钥|密碼|金鑰|パスワード|비밀번호|пароль|Пароль|ПАРОЛЬ",
@@ -57,7 +57,7 @@ const NON_ASCII_SECRET_WORDS: [&str; 16] = [
     "токен",
 ];
 
-const SECRET_WORD_SUFFIXES: [&str; 24] = [
+const SECRET_WORD_SUFFIXES: [&str; 27] = [
     "passwort",
     "kennwort",
     "senha",
@@ -82,6 +82,10 @@ const SECRET_WORD_SUFFIXES: [&str; 24] = [
     "signature",
     "sessionid",
     "authorization",
+    // `bindpw`, `rootpw`, `wifi.psk`, PAM's `authtok`.
+    "pw",
+    "psk",
+    "authtok",
 ];
 /// Words that are secret only as a whole word (`pass` but not `bypass`).
 const SECRET_WORDS_EXACT: [&str; 10] = [
@@ -524,9 +528,69 @@ fn is_inert_value(v: &str) -> bool {
         || is_placeholder(v)
         || METHOD_VALUES.contains(&v)
         || v.bytes().all(|b| b == b'*')
-        || ["null", "none", "nil", "undefined"]
-            .iter()
-            .any(|x| v.eq_ignore_ascii_case(x))
+        || v.contains("***")
+        || [
+            "null",
+            "none",
+            "nil",
+            "undefined",
+            "true",
+            "false",
+            "yes",
+            "no",
+            "on",
+            "off",
+            "{",
+            "[",
+        ]
+        .iter()
+        .any(|x| v.eq_ignore_ascii_case(x))
+}
+
+/// Words a tool writes in place of a value it hid (`[REDACTED]`, `(sensitive value)`,
+/// `<hidden>`), and the references a template or shell resolves later (`${NPM_TOKEN}`).
+const MASK_WORDS: [&str; 14] = [
+    "redacted",
+    "hidden",
+    "masked",
+    "filtered",
+    "protected",
+    "sensitive",
+    "sensitive value",
+    "removed",
+    "omitted",
+    "secret",
+    "unset",
+    "not set",
+    "none",
+    "empty",
+];
+
+/// Whether the value at `at` is a mask the tool already printed or a reference to a value
+/// held elsewhere: a bracketed mask word, `${VAR}`, `$(cmd)`, `{{ .Values.x }}`, `%VAR%`.
+fn is_mask_at(s: &str, at: usize) -> bool {
+    let rest = &s[at..];
+    let quoted = rest.trim_start_matches(['"', '\'']);
+    if quoted.starts_with("${") || quoted.starts_with("$(") || quoted.starts_with("{{") {
+        return true;
+    }
+    let Some(close) = (match quoted.as_bytes().first() {
+        Some(b'[') => Some(']'),
+        Some(b'(') => Some(')'),
+        Some(b'<') => Some('>'),
+        Some(b'%') => Some('%'),
+        _ => None,
+    }) else {
+        return false;
+    };
+    let Some(end) = quoted[1..].find(close) else {
+        return false;
+    };
+    let word = &quoted[1..1 + end];
+    if close == '%' {
+        return !word.is_empty() && word.bytes().all(|b| b.is_ascii_uppercase() || b == b'_');
+    }
+    MASK_WORDS.iter().any(|m| word.eq_ignore_ascii_case(m))
 }
 
 /// Whether `v`, the value of `key`, is no credential: [`is_inert_value`], or a small hex
@@ -672,7 +736,13 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
         // A quote that never closes, opening a placeholder: an earlier reading (the escaped
         // one) took the value and ended it; the text after the placeholder is not this value.
         let unclosed_after_placeholder = quoted && ve == s.len() && placeholder_after(s, vs);
-        if is_inert_value_of(key, value) || unclosed_after_placeholder {
+        // `PWD=/srv/app` is the shell's working directory.
+        let working_dir = matches!(key, "PWD" | "OLDPWD") && value.starts_with('/');
+        if is_inert_value_of(key, value)
+            || unclosed_after_placeholder
+            || working_dir
+            || is_mask_at(s, vs)
+        {
             pos = pos.max(resume);
             continue;
         }
@@ -733,12 +803,11 @@ fn pass_auth_scheme(s: &str, hits: &mut u32) -> Option<String> {
         if !s[whole.start()..v.start()].is_ascii() {
             continue;
         }
-        // `Bearer token expired`, `basic authentication`, `Bearer realm="x"`: not a credential.
-        if v.as_str()
-            .trim_end_matches('=')
-            .bytes()
-            .all(|b| b.is_ascii_lowercase())
-        {
+        // `Bearer token expired`, `basic authentication`, `Bearer realm="x"`: not a credential;
+        // nor is the next pair of `token_type=bearer expires_in=3600` (a credential's `=` pads
+        // its end).
+        let bare = v.as_str().trim_end_matches('=');
+        if bare.bytes().all(|b| b.is_ascii_lowercase()) || bare.contains('=') {
             continue;
         }
         if e.replace(v.start(), v.end(), SECRET) {
@@ -876,6 +945,8 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         "accountid",
         "account_id",
         "sonar",
+        "pw",
+        "psk",
     ],
     gate: always,
     pass: pass_key_values,
@@ -961,6 +1032,13 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         "token: expired",
         "refreshing token: done",
         "session token: renewed in 12ms",
+        // Booleans, masks a tool printed, references resolved elsewhere, a working directory.
+        "always-auth=true secret: false",
+        "db_password: (sensitive value), api_key: [REDACTED]",
+        "token=<hidden> npm_token=${NPM_TOKEN} pass=%DB_PASS%",
+        "env: PWD=/srv/app OLDPWD=/",
+        r#"{"spring.datasource.password":{"value":"******"}}"#,
+        "token_type=bearer expires_in=3600",
     ],
 };
 
@@ -1651,4 +1729,147 @@ pub(crate) static K8S_SECRET: Rule = Rule {
         "kind: ConfigMap data: extra: YWRtaW46cGFzc3dvcmQ=",
         "kind: Secret data: replicas: 3",
     ],
+};
+
+/// A credential in a protocol transcript or a monitor's echo, where the command is the key:
+/// Redis's `"AUTH" "user" "pw"` (and `AUTH pw`), IMAP's `a001 LOGIN user "pw"`, POP3's and FTP's
+/// `PASS pw`; and a config tool's `option 'smtp_pass' has value 'pw'`, where the phrase stands
+/// between a secret key and its value. The last argument is the secret.
+static PROTOCOL_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r#"(?:(?m:^)|[ \t"])(?:AUTH|auth)"?[ \t]+(?:"[^"\n]*"[ \t]+)?"([^"\n]+)""#,
+        r#"|(?m:^)[ \t]*[A-Za-z0-9]{1,8}[ \t]+LOGIN[ \t]+(?:"[^"\n]*"|[^ \t\r\n"]+)[ \t]+("[^"\n]*"|[^ \t\r\n"]+)[ \t]*(?m:$)"#,
+        r"|(?m:^)[ \t]*(?:PASS|pass)[ \t]+([^ \t\r\n]+)[ \t]*(?m:$)",
+        r"|(?m:^)[ \t]*(?:AUTH|auth)[ \t]+([^ \t\r\n]{6,})[ \t]*(?m:$)",
+        // SMTP: `AUTH PLAIN <base64>`, and the line after the server's base64 `Password:`.
+        r"|(?-u:\b)AUTH[ \t]+PLAIN[ \t]+([A-Za-z0-9+/=]{4,})",
+        r"|334[ \t]+UGFzc3dvcmQ6[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=]{4,})",
+    ))
+    .expect("constant regex")
+});
+
+static OPTION_VALUE_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r#"(?i-u:option|setting|parameter|variable|property|key)[ \t]+['"`]?([A-Za-z0-9_.\-]+)['"`]?"#,
+        r#"[ \t]+(?i-u:has value|is set to|set to|has the value|value is)[ \t]+('[^'\n]*'|"[^"\n]*"|[^ \t\r\n;,]+)"#,
+    ))
+    .expect("constant regex")
+});
+
+fn pass_protocol(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in PROTOCOL_RE.captures_iter(s) {
+        let Some(v) = (1..=6).find_map(|g| caps.get(g)) else {
+            continue;
+        };
+        let text = v.as_str().trim_matches('"');
+        // `AUTH LOGIN`, `AUTH PLAIN`, `PASS <SECRET>`: a mechanism or a placeholder.
+        if text.is_empty()
+            || is_placeholder(text)
+            || METHOD_VALUES.contains(&text)
+            || ["ok", "OK", "failed", "done"].contains(&text)
+        {
+            continue;
+        }
+        let (vs, ve) = if v.as_str().starts_with('"') && v.as_str().len() >= 2 {
+            (v.start() + 1, v.end() - 1)
+        } else {
+            (v.start(), v.end())
+        };
+        if e.replace(vs, ve, SECRET) {
+            *hits += 1;
+        }
+    }
+    for caps in OPTION_VALUE_RE.captures_iter(s) {
+        let (Some(key), Some(v)) = (caps.get(1), caps.get(2)) else {
+            continue;
+        };
+        if !is_secret_key(key.as_str()) {
+            continue;
+        }
+        let quoted = v.as_str().starts_with(['\'', '"']) && v.as_str().len() >= 2;
+        let (vs, ve) = if quoted {
+            (v.start() + 1, v.end() - 1)
+        } else {
+            (v.start(), v.end())
+        };
+        if !is_inert_value(&s[vs..ve]) && e.replace(vs, ve, SECRET) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static PROTOCOL: Rule = Rule {
+    id: "credential.protocol",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "A credential where a protocol command is its key (Redis `AUTH`, IMAP `LOGIN`, POP3/FTP `PASS`) or a phrase stands between key and value (`option 'smtp_pass' has value 'x'`).",
+    keywords: &[
+        "auth",
+        "login",
+        "pass",
+        "has value",
+        "set to",
+        "value is",
+        "ugfzc3dvcmq6",
+    ],
+    gate: always,
+    pass: pass_protocol,
+    matchers: &[&PROTOCOL_RE, &OPTION_VALUE_RE],
+    examples: &[
+        ex(
+            r#"1715332001.118 [0 lua] "AUTH" "default" "Qe7#pLx0!mZ""#,
+            r#"1715332001.118 [0 lua] "AUTH" "default" "<SECRET>""#,
+        ),
+        ex(
+            r#"a001 LOGIN "k.ito" "Ume-Kaze#7781""#,
+            r#"a001 LOGIN "k.ito" "<SECRET>""#,
+        ),
+        ex("PASS Lindwurm&Tee42", "PASS <SECRET>"),
+        ex(
+            "AUTH LOGIN\n334 VXNlcm5hbWU6\nb3BzQGV4YW1wbGUub3Jn\n334 UGFzc3dvcmQ6\nS2Vzc2VsLUJydWNrZS05",
+            "AUTH LOGIN\n334 VXNlcm5hbWU6\nb3BzQGV4YW1wbGUub3Jn\n334 UGFzc3dvcmQ6\n<SECRET>",
+        ),
+        ex(
+            "Option 'smtp_pass' has value 'Vi!l-Ch4rt-51'; option 'smtp_tls' has value 'true'",
+            "Option 'smtp_pass' has value '<SECRET>'; option 'smtp_tls' has value 'true'",
+        ),
+    ],
+    negatives: &[
+        "AUTH LOGIN",
+        "user login ok",
+        "PASS ok",
+        "option 'pool_size' has value '20'",
+        "login failed for bob",
+    ],
+};
+
+/// The Go MySQL driver's DSN, `user:pass@tcp(host:port)/db` (also `unix(/path)`), which no URL
+/// scheme announces.
+static GO_DSN_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(r"[A-Za-z0-9_.\-]+:([^@ \t\r\n/\x22']+)@(?:tcp|tcp6|udp|unix)\(")
+        .expect("constant regex")
+});
+
+pub(crate) static GO_DSN: Rule = Rule {
+    id: "credential.go-dsn",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "The password of a Go MySQL driver DSN: `user:pass@tcp(host:port)/db`.",
+    keywords: &["@tcp(", "@unix(", "@udp(", "@tcp6("],
+    gate: always,
+    pass: |s, hits| pass_first_group(&GO_DSN_RE, 1, s, hits),
+    matchers: &[&GO_DSN_RE],
+    examples: &[
+        ex(
+            "dsn=\"orders:Zx8#kq2@tcp(mysql-1:3306)/orders?parseTime=true\"",
+            "dsn=\"orders:<SECRET>@tcp(mysql-1:3306)/orders?parseTime=true\"",
+        ),
+        ex(
+            "open app:T0p-s3cr3t@unix(/run/mysqld.sock)/app failed",
+            "open app:<SECRET>@unix(/run/mysqld.sock)/app failed",
+        ),
+    ],
+    negatives: &["connect tcp(3306) refused", "user@tcp(x) ok"],
 };

@@ -196,3 +196,64 @@ pub(crate) static POD_NAME: Rule = Rule {
         "retry-1 of kafka-0",
     ],
 };
+
+/// A container's id: after a runtime's scheme (`containerd://`, `docker://`, `cri-o://`), in a
+/// cgroup scope (`cri-containerd-<id>.scope`, `docker-<id>.scope`), after the word container
+/// (`Created container cafa4ad206114:`, `/containers/30e77695a046/start`), and a pod's uid in a
+/// cgroup slice (`kubepods-burstable-pod7f1e…slice`). Hex of 12 to 64 digits.
+static CONTAINER_ID_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?:docker|containerd|cri-o|crio)://([0-9a-f]{12,64})(?-u:\b)",
+        r"|(?:cri-containerd|docker|crio|libpod)-([0-9a-f]{64})\.scope",
+        r"|(?i-u:containers?)[ /:=]+([0-9a-f]{12}|[0-9a-f]{64})(?-u:\b)",
+        r"|-pod([0-9a-f]{8}[_-][0-9a-f]{4}[_-][0-9a-f]{4}[_-][0-9a-f]{4}[_-][0-9a-f]{12})\.slice",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_container_id(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in CONTAINER_ID_RE.captures_iter(s) {
+        let Some(v) = (1..=4).find_map(|g| caps.get(g)) else {
+            continue;
+        };
+        // Twelve hex digits that are all digits are a number, not an id.
+        if v.as_str().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        if e.replace(v.start(), v.end(), POD) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static CONTAINER_ID: Rule = Rule {
+    id: "pod.container-id",
+    class: RedactionClass::Pod,
+    placeholder: POD,
+    description: "A container id: after a runtime scheme (`containerd://…`), in a cgroup scope, after the word container, and a pod uid in a cgroup slice.",
+    keywords: &["://", ".scope", "container", ".slice"],
+    gate: always,
+    pass: pass_container_id,
+    matchers: &[&CONTAINER_ID_RE],
+    examples: &[
+        ex(
+            "containerID=\"containerd://4f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\"",
+            "containerID=\"containerd://<POD>\"",
+        ),
+        ex(
+            "Created container 4e5f6a7b8c9d: kube-system/calico",
+            "Created container <POD>: kube-system/calico",
+        ),
+        ex(
+            "POST /v1.43/containers/9c8b7a6d5e4f/start returned error",
+            "POST /v1.43/containers/<POD>/start returned error",
+        ),
+    ],
+    negatives: &[
+        "container restarted 3 times",
+        "containers: 123456789012 bytes",
+        "docker://registry/app:1.2",
+    ],
+};

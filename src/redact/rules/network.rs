@@ -508,7 +508,18 @@ fn pass_ipv4(s: &str, hits: &mut u32) -> Option<String> {
 /// identity's `~~` (`~amd64~~6.1.7601.0`).
 fn is_version_context(before: &str) -> bool {
     let b = before.trim_end_matches([' ', '=', ':']);
-    ends_with_ci(b, "version") || before.ends_with("~~")
+    let word = b
+        .rsplit(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or("");
+    // A device's or a driver's release is a dotted quad too: `Firmware 2.4.1.7`, `BIOS
+    // 1.22.0.3`, `driver 31.0.101.4502`.
+    const VERSION_WORDS: [&str; 10] = [
+        "firmware", "fw", "bios", "bmc", "driver", "release", "build", "rev", "revision", "ver",
+    ];
+    ends_with_ci(b, "version")
+        || VERSION_WORDS.iter().any(|w| word.eq_ignore_ascii_case(w))
+        || before.ends_with("~~")
 }
 
 fn pass_ipv6(s: &str, hits: &mut u32) -> Option<String> {
@@ -631,6 +642,7 @@ pub(crate) static IPV4: Rule = Rule {
     negatives: &[
         "Windows 6.1.7601.23505 updated",
         "Loaded wcp.dll version 0.0.0.6 from the store",
+        "Dell System Firmware 2.4.1.7 staged; BIOS 1.22.0.3, driver 31.0.101.4502",
         "System.Runtime, Version=4.0.0.0, Culture=neutral",
         "Package_for_KB3121255~amd64~~6.1.1.0 applicable",
         "version 1.2.3 released",
@@ -695,4 +707,56 @@ pub(crate) static BUCKET: Rule = Rule {
         ),
     ],
     negatives: &["s3 upload done in 3s", "see the gs:// scheme docs"],
+};
+
+/// A host named by where it stands rather than by its top-level domain: after a URL's scheme
+/// (and userinfo), whatever its suffix (`ldaps://ldap.corp.example.no:636`,
+/// `https://u:<SECRET>@mirror.int.example.in/`), and in a shell prompt (`ops@bastion-02:~$`).
+static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?-u:\b)[a-z][a-z0-9+.\-]*://(?:[^/@ \t\r\n\x22']*@)?",
+        r"([A-Za-z0-9][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)+)(?:[:/ \t\r\n\x22'?#]|\z)",
+        r"|(?m:^)[a-z_][a-z0-9_\-]*@([A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9]):[~/]",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_host_place(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in HOST_PLACE_RE.captures_iter(s) {
+        let Some(h) = caps.get(1).or_else(|| caps.get(2)) else {
+            continue;
+        };
+        let name = h.as_str();
+        // An address is the IP rules' (`http://10.0.0.1/`); a name with no letter is no host.
+        if name.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            || !name.bytes().any(|b| b.is_ascii_alphabetic())
+            || name.eq_ignore_ascii_case("localhost")
+        {
+            continue;
+        }
+        if e.replace(h.start(), h.end(), HOST) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static HOST_PLACE: Rule = Rule {
+    id: "host.place",
+    class: RedactionClass::Host,
+    placeholder: HOST,
+    description: "A host named by where it stands: after a URL's scheme and userinfo whatever its suffix, and in a shell prompt (`ops@bastion-02:~$`).",
+    keywords: &["://", "@"],
+    gate: always,
+    pass: pass_host_place,
+    matchers: &[&HOST_PLACE_RE],
+    examples: &[
+        ex(
+            "uri=ldaps://ldap.corp.halden.no:636 result=0",
+            "uri=ldaps://<HOST>:636 result=0",
+        ),
+        ex("ops@bastion-02:~$ uptime", "ops@<HOST>:~$ uptime"),
+    ],
+    negatives: &["see file:///tmp/report.txt", "user@:~$ ls"],
 };

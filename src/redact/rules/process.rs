@@ -12,7 +12,7 @@ use crate::matcher::Matcher;
 
 static PID_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
-        r"(?i-u:(?:pp|p|child|main|parent|worker|master|proc|process)[_-]?)?(?i-u:pid)",
+        r"(?i-u:(?:pp|p|child|main|parent|worker|master|proc|process)[_ -]?)?(?i-u:pid)",
         r"[ \t]*[:=#]?[ \t]*[0-9]{1,10}",
         r"|(?i-u:process)[_ -]?(?i-u:id)[ \t]*[:=]?[ \t]*[0-9]{1,10}",
         r"|(?i-u:process)[ \t]+[0-9]{2,10}[ \t]+\(",
@@ -24,7 +24,7 @@ static PID_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
 
 static PID_BRACKET_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(
-        r"[A-Za-z][A-Za-z0-9_.\-]*(?:\([A-Za-z0-9_.\-]*\))?\[[0-9]{1,7}(?:/0x[0-9A-Fa-f]{1,16})?\]",
+        r"[A-Za-z][A-Za-z0-9_.\-]*(?:\([A-Za-z0-9_.\-]*\))?\[[0-9]{1,7}(?:[/:](?:0x[0-9A-Fa-f]{1,16}|[0-9]{1,10}))?\]",
     )
     .expect("constant regex")
 });
@@ -42,7 +42,11 @@ fn pass_pid(re: &Matcher, s: &str, hits: &mut u32) -> Option<String> {
                 continue;
             };
             let inner = &text[open + 1..text.len() - 1];
-            let digits = inner.split('/').next().unwrap_or(inner);
+            let digits = inner.split(['/', ':']).next().unwrap_or(inner);
+            // `SQLSTATE[23000]` is an error class, not a process.
+            if text[..open].eq_ignore_ascii_case("sqlstate") {
+                continue;
+            }
             // One digit is a pid only in the syslog form (`launchd[1]:`); `items[3]` is an index.
             if digits.len() < 2 && byte_at(s, m.end()) != Some(b':') {
                 continue;
@@ -120,8 +124,13 @@ pub(crate) static PID_BRACKET: Rule = Rule {
             "sshd[<PID>]: Failed password",
         ),
         ex("nfsd[4021/0x7f3a] stalled", "nfsd[<PID>] stalled"),
+        ex("Fieldbook[4187:1220931] synced", "Fieldbook[<PID>] synced"),
     ],
-    negatives: &["items[3] is null", "[2026-11-29] started"],
+    negatives: &[
+        "items[3] is null",
+        "[2026-11-29] started",
+        "SQLSTATE[23000]: Integrity constraint violation",
+    ],
 };
 
 pub(crate) static PID_NGINX: Rule = Rule {
@@ -149,19 +158,25 @@ pub(crate) static PID_NGINX: Rule = Rule {
 /// Android logcat's threadtime format: `03-17 16:13:38.811  1702  2395 D Tag: …`.
 static LOGCAT_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(
-        r"\A[0-9]{2}-[0-9]{2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}[ \t]+([0-9]{1,7})[ \t]+([0-9]{1,7})[ \t]+[VDIWEFA][ \t]",
+        r"(?m:^)[0-9]{2}-[0-9]{2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}[ \t]+([0-9]{1,7})[ \t]+([0-9]{1,7})[ \t]+[VDIWEFA][ \t]",
     )
     .expect("constant regex")
 });
 
 fn pass_logcat(s: &str, hits: &mut u32) -> Option<String> {
-    let caps = LOGCAT_RE.captures_at(s, 0)?;
+    pass_groups(&LOGCAT_RE, s, hits)
+}
+
+/// Replaces every group of every match of `re` (each a process id) with `<PID>`.
+fn pass_groups(re: &Matcher, s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
-    for g in 1..=2 {
-        if let Some(m) = caps.get(g)
-            && e.replace(m.start(), m.end(), PID)
-        {
-            *hits += 1;
+    for caps in re.captures_iter(s) {
+        for g in 1..caps.group_count() {
+            if let Some(m) = caps.get(g)
+                && e.replace(m.start(), m.end(), PID)
+            {
+                *hits += 1;
+            }
         }
     }
     e.finish()
@@ -186,9 +201,415 @@ pub(crate) static PID_LOGCAT: Rule = Rule {
             "12-01 09:00:00.000 17 17 I init: started",
             "12-01 09:00:00.000 <PID> <PID> I init: started",
         ),
+        ex(
+            "crash\n12-01 09:00:00.000  812  840 E AndroidRuntime: boom",
+            "crash\n12-01 09:00:00.000  <PID>  <PID> E AndroidRuntime: boom",
+        ),
     ],
     negatives: &[
         "03-17 16:13:38.811 started 1702 jobs",
-        "12-01 09:00:00 17 17 I x",
+        "12-01 09:00:00 started 17 jobs",
+    ],
+};
+
+/// A log line's header: the id a daemon writes between its timestamp and its level or source
+/// (`UTC [38211] ERROR:`, `08:20:17.004411   61127 setup.go:225]`, `10:45:12Z 88 [Note]`,
+/// `][3187][debug]`, `T13:15:02.1 #4122]  INFO`), after the level in Spring's `INFO 48213 ---`,
+/// at the start of a line in brackets (`[31337] Puma`), and in logcat's brief form
+/// (`I/flutter (21877):`). What marks it is where it stands, not a key.
+static HEADER_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"[0-9]:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?",
+        r"(?:[ \t]+[A-Z]{3,5})?(?:\]\[|\][ \t]+|[ \t]+)[\[(#]?([0-9]{1,10})(?:[:/]([0-9]{1,10}))?[\])]?",
+        r"(?:[ \t]+([0-9]{1,10}))?[ \t]*:?[ \t]*",
+        r"(?:(?i:trace|debug|info|notice|warn|warning|error|err|fatal|crit|critical|alert|emerg|log|detail|statement|hint|context|note|system)(?-u:\b)",
+        r"|---|\[|[A-Za-z0-9_.\-]+\.[a-z]{1,4}:[0-9]+\]|[A-Za-z0-9_]+@[A-Za-z0-9_]+[ \t]|[VDIWEFA][ \t])",
+        r"|(?i:trace|debug|info|warn|error|fatal)[ \t]+([0-9]{1,10})[ \t]+---",
+        r"|(?m:^)\[([0-9]{2,10})\][ \t]",
+        r"|(?m:^)[VDIWEFA]/[A-Za-z0-9_.$\-]+[ \t]*\([ \t]*([0-9]{1,10})\):",
+        r"|\][ \t]+\(([0-9]{2,10})\)[ \t]*:",
+        // Apache's `[pid 30211:tid 140182773016320]`, pstree's `sshd(1204)───bash(9913)`,
+        // systemd's CGroup tree `└─1187 /usr/bin/redis-server`.
+        r"|\[pid [0-9]+:tid ([0-9]{1,20})\]",
+        r"|(?:─|┬|├|└|(?m:^)[ \t]*)\{?[A-Za-z][A-Za-z0-9_.:\-]*\}?\(([0-9]{1,10})\)(?:─|┬|$)",
+        r"|(?:├─|└─)([0-9]{1,10})[ \t]+[/A-Za-z]",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_header(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in HEADER_RE.captures_iter(s) {
+        for g in 1..caps.group_count() {
+            let Some(m) = caps.get(g) else {
+                continue;
+            };
+            // `[Sat May 11 11:25:01.118822 2024]`: a year after the time, not an id.
+            let year = m.as_str().len() == 4
+                && m.as_str()
+                    .parse::<u32>()
+                    .is_ok_and(|y| (1970..=2100).contains(&y));
+            if !year && e.replace(m.start(), m.end(), PID) {
+                *hits += 1;
+            }
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static PID_HEADER: Rule = Rule {
+    id: "pid.header",
+    class: RedactionClass::Pid,
+    placeholder: PID,
+    description: "The process or thread id of a daemon's line header: between its timestamp and level or source (`UTC [38211] ERROR:`, glog's `61127 setup.go:225]`), after Spring's level (`INFO 48213 ---`), a leading `[31337]`, logcat's `I/tag (21877):`.",
+    keywords: &[],
+    gate: |f| f.digit,
+    pass: pass_header,
+    matchers: &[&HEADER_RE],
+    examples: &[
+        ex(
+            "2026-11-29 09:58:01.442 UTC [38211] ERROR:  deadlock detected",
+            "2026-11-29 09:58:01.442 UTC [<PID>] ERROR:  deadlock detected",
+        ),
+        ex(
+            "I1129 09:58:01.004411   61127 reflector.go:325] watch closed",
+            "I1129 09:58:01.004411   <PID> reflector.go:325] watch closed",
+        ),
+        ex(
+            "2026-11-29 09:58:01.481  INFO 48213 --- [main] o.s.Boot : Started",
+            "2026-11-29 09:58:01.481  INFO <PID> --- [main] o.s.Boot : Started",
+        ),
+        ex(
+            "[2026-11-29 09:58:01.812][3187][debug][router] decoding",
+            "[2026-11-29 09:58:01.812][<PID>][debug][router] decoding",
+        ),
+        ex(
+            "I, [2026-11-29T09:58:01.118611 #4122]  INFO -- : sent",
+            "I, [2026-11-29T09:58:01.118611 #<PID>]  INFO -- : sent",
+        ),
+        ex(
+            "[31337] * Puma version: 6.4.2",
+            "[<PID>] * Puma version: 6.4.2",
+        ),
+        ex(
+            "I/flutter (21877): screen shown",
+            "I/flutter (<PID>): screen shown",
+        ),
+        ex(
+            "systemd(1)─┬─sshd(1204)───bash(9913)",
+            "systemd(<PID>)─┬─sshd(<PID>)───bash(<PID>)",
+        ),
+        ex(
+            "  └─1187 /usr/bin/redis-server",
+            "  └─<PID> /usr/bin/redis-server",
+        ),
+        ex(
+            "2026-11-29T09:58:01.118221Z 88 [Note] Aborted connection",
+            "2026-11-29T09:58:01.118221Z <PID> [Note] Aborted connection",
+        ),
+    ],
+    negatives: &[
+        "at 10:00:05 12 errors were logged",
+        "2026-11-29 09:58:01 200 GET /health",
+        "[2026-11-29] started",
+        "took 10:00:05 1 step",
+        "09:12:00.412 [main] INFO started",
+        "[Sat May 11 11:25:01.118822 2026] [core:error] boom",
+    ],
+};
+
+/// The process tools whose bare numeric arguments are process ids (`kill -9 4242`, `gdb -p
+/// 2290`, `jcmd 41872 GC.heap_info`, `taskkill /PID 1234 /F`).
+static TOOL_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?-u:\b)(?:kill|pkill|killall|jcmd|jstack|jmap|jinfo|jstat|jhsdb|gcore|pstack|strace|ltrace",
+        r"|gdb|lldb|py-spy|rbspy|renice|taskset|prlimit|pmap|pidstat|nsenter|pwdx|pidof|perf",
+        r"|(?i:taskkill)|(?i:Stop-Process)|(?i:Get-Process)|procdump|async-profiler|profiler\.sh)",
+        r"(?:[ \t]+[^ \t\r\n;|&<>]+)+",
+    ))
+    .expect("constant regex")
+});
+
+/// Options whose value is a number that is not a process id.
+const NOT_PID_OPTIONS: [&str; 14] = [
+    "-n",
+    "-s",
+    "-c",
+    "-t",
+    "-i",
+    "-d",
+    "-F",
+    "-m",
+    "-r",
+    "-o",
+    "--interval",
+    "--duration",
+    "--timeout",
+    "--rate",
+];
+
+fn pass_tool_args(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for m in TOOL_RE.find_iter(s) {
+        let mut prev = "";
+        let mut at = m.start();
+        for word in m.as_str().split([' ', '\t']) {
+            let start = at;
+            at += word.len() + 1;
+            if word.is_empty() {
+                continue;
+            }
+            if word == "--" {
+                break;
+            }
+            let digits = word.bytes().all(|b| b.is_ascii_digit());
+            if digits
+                && (2..=10).contains(&word.len())
+                && !NOT_PID_OPTIONS.contains(&prev)
+                && e.replace(start, start + word.len(), PID)
+            {
+                *hits += 1;
+            }
+            prev = word;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static PID_TOOL_ARGS: Rule = Rule {
+    id: "pid.tool-args",
+    class: RedactionClass::Pid,
+    placeholder: PID,
+    description: "A process id handed to a process tool: kill, jcmd, jstack, gdb -p, strace -p, py-spy, taskkill /PID and their kin.",
+    keywords: &[
+        "kill",
+        "jcmd",
+        "jstack",
+        "jmap",
+        "jinfo",
+        "jstat",
+        "jhsdb",
+        "gcore",
+        "pstack",
+        "strace",
+        "ltrace",
+        "gdb",
+        "lldb",
+        "py-spy",
+        "rbspy",
+        "renice",
+        "taskset",
+        "prlimit",
+        "pmap",
+        "pidstat",
+        "nsenter",
+        "pwdx",
+        "pidof",
+        "perf",
+        "stop-process",
+        "get-process",
+        "procdump",
+        "profiler",
+    ],
+    gate: |f| f.digit,
+    pass: pass_tool_args,
+    matchers: &[&TOOL_RE],
+    examples: &[
+        ex("$ kill -9 22418 22419", "$ kill -9 <PID> <PID>"),
+        ex("gdb -p 2290 -batch -ex bt", "gdb -p <PID> -batch -ex bt"),
+        ex("jcmd 41872 GC.heap_info", "jcmd <PID> GC.heap_info"),
+        ex("jstack -l 31877 > dump.txt", "jstack -l <PID> > dump.txt"),
+        ex(
+            "perf record -F 99 -p 3311 -- sleep 30",
+            "perf record -F 99 -p <PID> -- sleep 30",
+        ),
+    ],
+    negatives: &[
+        "killed 12 jobs in 30 s",
+        "renice -n 10 done",
+        "skill level 42",
+    ],
+};
+
+/// A key that names a process or thread id, whatever its syntax (`"_PID":"20441"`, `spid="73"`,
+/// `mpid=77120`, `Process ID: 0x1f4c`, `nid=0x5b2f`, `"tid":"2cyw"`): the key's last word is
+/// what tells.
+static KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r#"(?i-u:[A-Za-z_]*(?:pid|tid|lwp|nid|process[_ ]?id|thread[_ ]?id))["']?[ \t]*(?:[:=]|：)[ \t]*["']?"#,
+        r"(0x[0-9A-Fa-f]{1,16}|[0-9]{1,10}|[a-z0-9]{3,8})(?-u:\b)",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_key(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in KEY_RE.captures_iter(s) {
+        let (Some(all), Some(v)) = (caps.get(0), caps.get(1)) else {
+            continue;
+        };
+        if byte_before(s, all.start()).is_some_and(|b| b.is_ascii_alphanumeric()) {
+            continue;
+        }
+        let key =
+            s[all.start()..v.start()].trim_end_matches([':', '=', '"', '\'', ' ', '\t', '：']);
+        let lower = key.to_ascii_lowercase();
+        let last = lower.rsplit(['_', '-', '.', ' ']).next().unwrap_or(&lower);
+        let value = v.as_str();
+        let numeric = value.bytes().all(|b| b.is_ascii_digit()) || value.starts_with("0x");
+        let ok = match last {
+            "pid" | "ppid" | "spid" | "mpid" | "pgid" | "lwp" | "processid" | "threadid" => numeric,
+            "id" => {
+                lower.ends_with("process id")
+                    || lower.ends_with("thread id")
+                    || lower.ends_with("process_id")
+                    || lower.ends_with("thread_id")
+            }
+            "tid" => numeric || value.bytes().any(|b| b.is_ascii_digit()),
+            "nid" => value.starts_with("0x"),
+            _ => false,
+        } && (numeric || last == "tid");
+        if ok && e.replace(v.start(), v.end(), PID) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static PID_KEY: Rule = Rule {
+    id: "pid.key",
+    class: RedactionClass::Pid,
+    placeholder: PID,
+    description: "A process or thread id after a key whose last word names one, in any syntax: `\"_PID\":\"20441\"`, `spid=\"73\"`, `mpid=77120`, `Process ID: 0x1f4c`, a thread dump's `nid=0x5b2f`.",
+    keywords: &["pid", "tid", "lwp", "nid", "process", "thread"],
+    gate: |f| f.digit,
+    pass: pass_key,
+    matchers: &[&KEY_RE],
+    examples: &[
+        ex(
+            r#"{"_PID":"20441","_COMM":"kubelet"}"#,
+            r#"{"_PID":"<PID>","_COMM":"kubelet"}"#,
+        ),
+        ex(
+            r#"<process spid="73" status="suspended">"#,
+            r#"<process spid="<PID>" status="suspended">"#,
+        ),
+        ex("login ok, mpid=77120, TLS", "login ok, mpid=<PID>, TLS"),
+        ex("New Process ID:\t\t0x2a10", "New Process ID:\t\t<PID>"),
+        ex(
+            "\"exec-17\" #58 daemon tid=0x00007f3a2c1e4800 nid=0x5b2f waiting",
+            "\"exec-17\" #58 daemon tid=<PID> nid=<PID> waiting",
+        ),
+        ex(
+            "pid=8841 tid=ow3k5 class=Mailer",
+            "pid=<PID> tid=<PID> class=Mailer",
+        ),
+    ],
+    negatives: &[
+        "rapid: 100 requests",
+        "valid=true",
+        "uid=1000 gid=1000",
+        "guid: 7",
+    ],
+};
+
+/// The columns of a table header that hold process or thread ids (`ps`, `top`, `lsof`, `ss -p`,
+/// `netstat -p`, Windows' `netstat -o`, MySQL's processlist).
+const PID_COLUMNS: [&str; 7] = ["PID", "TID", "PPID", "LWP", "SPID", "PGID", "Id"];
+
+/// The byte spans of the id columns of `line` when it is a table's header: at least three
+/// columns, among them one of [`PID_COLUMNS`] or `PID/Program` (`Id` only beside a `Command`
+/// column).
+pub(crate) fn pid_columns(line: &str) -> Vec<(usize, usize)> {
+    let mut cols = Vec::new();
+    let mut words = 0;
+    let mut capitalized = 0;
+    let mut command = false;
+    for (start, word) in columns(line) {
+        words += 1;
+        capitalized += usize::from(word.starts_with(|c: char| c.is_ascii_uppercase() || c == '%'));
+        command |= word.eq_ignore_ascii_case("command");
+        if PID_COLUMNS.contains(&word) || word.starts_with("PID/") {
+            cols.push((start, start + word.len()));
+        }
+    }
+    if !command {
+        cols.retain(|&(s, e)| &line[s..e] != "Id");
+    }
+    // A header names its columns, nearly every one capitalized; prose is not one.
+    if words < 3 || capitalized * 4 < words * 3 {
+        Vec::new()
+    } else {
+        cols
+    }
+}
+
+/// The cells of a table line, split at spaces, tabs and `|`, with where each starts.
+fn columns(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    line.split([' ', '\t', '|'])
+        .scan(0, |at, cell| {
+            let start = *at;
+            *at += cell.len() + 1;
+            Some((start, cell))
+        })
+        .filter(|(_, cell)| !cell.is_empty() && !cell.bytes().all(|b| b == b'+' || b == b'-'))
+}
+
+/// In a row under a header with id columns, the number that stands in each id column (the
+/// cell that overlaps the column's span): `2211` under `PID`, the digits of
+/// `1194/redis-server` under `PID/Program name`.
+fn table_row(row: &str, cols: &[(usize, usize)], e: &mut Edit<'_>, offset: usize, hits: &mut u32) {
+    for (start, cell) in columns(row) {
+        let end = start + cell.len();
+        let digits = cell.bytes().take_while(u8::is_ascii_digit).count();
+        let whole = digits == cell.len() || cell[digits..].starts_with('/');
+        let under = cols.iter().any(|&(cs, ce)| start < ce + 2 && end + 2 > cs);
+        if digits > 0 && whole && under && e.replace(offset + start, offset + start + digits, PID) {
+            *hits += 1;
+        }
+    }
+}
+
+fn pass_table(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    let mut cols: Vec<(usize, usize)> = Vec::new();
+    let mut offset = 0;
+    for line in s.split_inclusive('\n') {
+        let text = line.trim_end_matches(['\n', '\r']);
+        let header = pid_columns(text);
+        if !header.is_empty() {
+            cols = header;
+        } else if text.trim().is_empty() {
+            cols.clear();
+        } else if !cols.is_empty() {
+            table_row(text, &cols, &mut e, offset, hits);
+        }
+        offset += line.len();
+    }
+    e.finish()
+}
+
+pub(crate) static PID_TABLE: Rule = Rule {
+    id: "pid.table",
+    class: RedactionClass::Pid,
+    placeholder: PID,
+    description: "A process or thread id in a table's PID, TID, PPID, LWP or `PID/Program name` column (ps, top, lsof, ss, netstat, MySQL's processlist `Id`); `aciproj redact` reads each row under its header.",
+    keywords: &["pid", "tid", "lwp", "id"],
+    gate: |f| f.digit,
+    pass: pass_table,
+    matchers: &[],
+    examples: &[
+        ex(
+            "COMMAND     PID   TID USER\nhaproxy    2211       root\njava      41827 41902 app",
+            "COMMAND     PID   TID USER\nhaproxy    <PID>       root\njava      <PID> <PID> app",
+        ),
+        ex(
+            "Proto Local Address   State       PID/Program name\ntcp   0.0.0.0:6379    LISTEN      1194/redis-server",
+            "Proto Local Address   State       PID/Program name\ntcp   <IP>:6379    LISTEN      <PID>/redis-server",
+        ),
+    ],
+    negatives: &[
+        "NAME   READY   STATUS\napi    1/1     Running",
+        "PID file written\n1234 bytes",
     ],
 };

@@ -10,7 +10,7 @@ use super::super::RedactionClass;
 use super::super::rule::{Rule, always, ex};
 use super::super::text::{
     Edit, NUM, PLACEHOLDERS, SECRET, STR, byte_before, is_placeholder, next_char,
-    placeholder_before, quoted_end,
+    placeholder_before, placeholders_at, quoted_end,
 };
 use crate::matcher::Matcher;
 
@@ -95,7 +95,13 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, hits: &mut u32) -> usiz
                 // `::` after it is an IPv6 address (`""::a`), which becomes `<IP>` later.
                 let after = s[end..].trim_start_matches([' ', '\t']);
                 let json_key = after.starts_with(':') && !after.starts_with("::");
-                if sql_value_position(s, i) && !json_key {
+                // `"public"."users"."id"` and `"id" = $1`: quoted names, not strings.
+                let identifier = after.starts_with(['.', '=', '<', '>', '!'])
+                    || s[..i].ends_with('.')
+                    || ["is ", "as ", "in ", "IS ", "AS ", "IN "]
+                        .iter()
+                        .any(|w| after.starts_with(w));
+                if sql_value_position(s, i) && !json_key && !identifier {
                     if replace_literal(s, i, end, e, hits) {
                         return end;
                     }
@@ -436,4 +442,218 @@ pub(crate) static USER_DDL: Rule = Rule {
         ),
     ],
     negatives: &["user identified by badge", "password reset requested"],
+};
+
+/// Where a driver, an ORM or a server prints the values bound to a statement beside it rather
+/// than in it: a key naming the parameters followed by a list or a map (`parameters: [...]`,
+/// `params=["a",1]`, `args="[a b]"`, `binds: {...}`), SQLAlchemy's `[generated in 0.0004s]
+/// {...}`, pairs of a parameter and its value (`$1 = 'x', $2 = 'y'`, `@p0='x'`), MySQL's
+/// row-image lines (`###   @2='x'`), and values a server quotes back in an error
+/// (`Incorrect integer value: 'N/A'`, `duplicate key value is (9180442)`).
+static BOUND_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r#"(?-u:\b)(?i-u:parameters|params|args|arguments|binds|bindings|bind[ _]values|bound[ _]values)["']?[ \t]*[:=]?[ \t]*["']?[ \t]*"#,
+        r"|\[(?i-u:generated in|cached since|dialect)[^\]\n]*\][ \t]*",
+        r"|(?m:^)###[ \t]+",
+        r"|(?i-u:integer|numeric|decimal|date|datetime|timestamp|string|boolean|double|float|enum|uuid) (?i-u:value)[ \t]*:?[ \t]*",
+        r"|(?i-u:duplicate key value is)[ \t]*",
+        r"|(?-u:\b)(?i-u:with|using) (?i-u:params|parameters|binds)[ \t]*",
+    ))
+    .expect("constant regex")
+});
+
+/// Words that stay where they stand in a bound list: they say what a value is, not what it holds.
+fn is_inert_bound(word: &str) -> bool {
+    ["true", "false", "null", "nil", "none", "undefined"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
+        || is_placeholder(word)
+}
+
+fn pass_bound_values(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    // `args` and `arguments` are a process's too: only beside a statement are they binds.
+    let statement = SQL_START_RE.find_at(s, 0).is_some()
+        || ["sql=", "sql:", "query=", "query:", "\"sql\""]
+            .iter()
+            .any(|k| s.to_ascii_lowercase().contains(k));
+    for m in BOUND_RE.find_iter(s) {
+        let opener = m.as_str().trim_start().to_ascii_lowercase();
+        let weak = opener.starts_with("arg") || opener.starts_with("bind");
+        if weak && !statement {
+            continue;
+        }
+        let at = m.end();
+        let line_end = s[at..].find('\n').map_or(s.len(), |i| at + i);
+        match s.as_bytes().get(at) {
+            Some(b'[' | b'{' | b'(') => bound_collection(s, at, line_end, &mut e, hits),
+            Some(b'$' | b'@' | b':') => bound_pairs(s, at, line_end, &mut e, hits),
+            Some(b'\'' | b'"') if !opener.starts_with("param") && !weak => {
+                let q = s.as_bytes()[at];
+                let end = quoted_end(s.as_bytes(), at, q);
+                if end > at + 1 && e.replace(at, end, STR) {
+                    *hits += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    e.finish()
+}
+
+/// Every value of the list or map that opens at `open`, up to its close or `line_end`: quoted
+/// strings (not a map's keys) become `<STR>`, numbers `<NUM>`, bare words `<STR>`.
+fn bound_collection(s: &str, open: usize, line_end: usize, e: &mut Edit<'_>, hits: &mut u32) {
+    let b = s.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < line_end {
+        match b[i] {
+            b'<' if placeholders_at(s, i) > i => i = placeholders_at(s, i),
+            b'[' | b'{' | b'(' => {
+                depth += 1;
+                i += 1;
+            }
+            b']' | b'}' | b')' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+                if depth == 0 {
+                    return;
+                }
+            }
+            q @ (b'\'' | b'"') => {
+                let end = quoted_end(b, i, q).min(line_end);
+                let after = s[end..line_end].trim_start_matches([' ', '\t']);
+                let key = after.starts_with(':') || after.starts_with("=>");
+                if !key
+                    && end > i + 1
+                    && !is_inert_bound(&s[i + 1..end - 1])
+                    && e.replace(i, end, STR)
+                {
+                    *hits += 1;
+                }
+                i = end.max(i + 1);
+            }
+            c if c.is_ascii_alphanumeric() || c == b'-' || c == b'.' || c == b'_' => {
+                let mut j = i;
+                while j < line_end
+                    && !matches!(
+                        b[j],
+                        b' ' | b'\t' | b',' | b']' | b'}' | b')' | b':' | b'=' | b'"' | b'\''
+                    )
+                {
+                    j += 1;
+                }
+                let word = &s[i..j];
+                let after = s[j..line_end].trim_start_matches([' ', '\t']);
+                let key = after.starts_with(':') || after.starts_with('=');
+                if !key && !is_inert_bound(word) && !placeholder_before(s, i) {
+                    let with = if is_sql_number(word) { NUM } else { STR };
+                    if e.replace(i, j, with) {
+                        *hits += 1;
+                    }
+                }
+                i = j.max(i + 1);
+            }
+            _ => i = next_char(s, i),
+        }
+    }
+}
+
+/// `$1 = 'x', $2 = 7`, `@p0='x'`, `:name => 'x'`, `@2='x'`: each value after its parameter, to
+/// `line_end`.
+fn bound_pairs(s: &str, at: usize, line_end: usize, e: &mut Edit<'_>, hits: &mut u32) {
+    let b = s.as_bytes();
+    let mut i = at;
+    while i < line_end {
+        if !matches!(b[i], b'$' | b'@' | b':') {
+            return;
+        }
+        let mut j = i + 1;
+        while j < line_end && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+            j += 1;
+        }
+        let rest = &s[j..line_end];
+        let trimmed = rest.trim_start_matches([' ', '\t']);
+        let Some(v) = trimmed
+            .strip_prefix("=>")
+            .or_else(|| trimmed.strip_prefix('='))
+        else {
+            return;
+        };
+        let vs = line_end - v.trim_start_matches([' ', '\t']).len();
+        let ve = match b.get(vs) {
+            Some(&q @ (b'\'' | b'"')) => quoted_end(b, vs, q).min(line_end),
+            _ => s[vs..line_end]
+                .find([',', ' ', '\t', ')'])
+                .map_or(line_end, |k| vs + k),
+        };
+        if ve > vs && !is_inert_bound(s[vs..ve].trim_matches(['\'', '"'])) {
+            let with = if is_sql_number(&s[vs..ve]) { NUM } else { STR };
+            if e.replace(vs, ve, with) {
+                *hits += 1;
+            }
+        }
+        let next = s[ve..line_end].trim_start_matches([',', ' ', '\t']);
+        i = line_end - next.len();
+        if i <= vs {
+            return;
+        }
+    }
+}
+
+pub(crate) static BOUND_VALUES: Rule = Rule {
+    id: "sql.bound-values",
+    class: RedactionClass::SqlLiteral,
+    placeholder: "<STR>/<NUM>",
+    description: "Values bound to a statement and printed beside it (`parameters: $1 = 'x'`, `params [\"a\",1]`, `args=\"[a b]\"`, SQLAlchemy's `[generated in …] {…}`, `@p0='x'`, MySQL's `### @2='x'`), or quoted back in a server's error (`Incorrect integer value: 'x'`).",
+    keywords: &[
+        "param",
+        "args",
+        "arguments",
+        "bind",
+        "bound",
+        "generated in",
+        "cached since",
+        "dialect",
+        "###",
+        " value",
+        "duplicate key value",
+    ],
+    gate: always,
+    pass: pass_bound_values,
+    matchers: &[&BOUND_RE],
+    examples: &[
+        ex(
+            "DETAIL:  parameters: $1 = '5521', $2 = 'OPEN'",
+            "DETAIL:  parameters: $1 = <STR>, $2 = <STR>",
+        ),
+        ex(
+            "prisma:query params [\"lena\",\"GOLD\",1,0] duration_ms=3",
+            "prisma:query params [<STR>,<STR>,<NUM>,<NUM>] duration_ms=3",
+        ),
+        ex(
+            "[cached since 41.2s ago] {'sku_1': 'AB-77', 'qty_1': 3}",
+            "[cached since 41.2s ago] {'sku_1': <STR>, 'qty_1': <NUM>}",
+        ),
+        ex(
+            "msg=Query sql=\"UPDATE t SET a = $1\" args=\"[paid 7731]\"",
+            "msg=Query sql=\"UPDATE t SET a = $1\" args=\"[<STR> <NUM>]\"",
+        ),
+        ex("###   @2='Mara Lind'", "###   @2=<STR>"),
+        ex(
+            "Incorrect integer value: 'n/a' for column 'qty' at row 3",
+            "Incorrect integer value: <STR> for column 'qty' at row 3",
+        ),
+        ex(
+            "Cannot insert duplicate key. The duplicate key value is (7730021).",
+            "Cannot insert duplicate key. The duplicate key value is (<NUM>).",
+        ),
+    ],
+    negatives: &[
+        "job args=[--dry-run] started",
+        "parameters: none",
+        "params {\"debug\": true}",
+        "string value expected",
+    ],
 };

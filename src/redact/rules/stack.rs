@@ -24,11 +24,11 @@ enum Form {
     Rust,
     DotNet,
     Jvm,
-    CausedBy,
     Python,
     Go,
     Php,
     Ruby,
+    Frame,
 }
 
 const FORMS: [Form; 9] = [
@@ -36,11 +36,11 @@ const FORMS: [Form; 9] = [
     Form::Rust,
     Form::DotNet,
     Form::Jvm,
-    Form::CausedBy,
     Form::Python,
     Form::Go,
     Form::Php,
     Form::Ruby,
+    Form::Frame,
 ];
 
 /// Each language's start, one pattern each, in [`FORMS`] order. At one position the earlier
@@ -74,7 +74,6 @@ const STARTS: [&str; 9] = [
         r"(?:(?:\\[tnr])+|(?-u:\b))at[ \t]+(?:async[ \t]+)?[A-Za-z_$][A-Za-z0-9_$]*(?:[./$][A-Za-z0-9_$<>-]+)+",
         r"(?: \[as [A-Za-z0-9_$]+\])?[ ]?\([^()\n]*\)",
     ),
-    r"Caused by:",
     r#"Traceback \(most recent call last\):|(?-u:\b)File "[^"\n]+", line [0-9]+"#,
     r"(?-u:\b)goroutine [0-9]+ \[[^\]\n]*\]:",
     // PHP: `Stack trace:`, `#0 /var/www/x.php(12): …`, and a fatal error's
@@ -85,7 +84,36 @@ const STARTS: [&str; 9] = [
     ),
     // Ruby: `/app/x.rb:12:in 'm'` (also with a backtick), `from x.rb:3:in`.
     r"(?:from[ \t]+)?[^ \t\r\n:()'`\x22]*\.rb:[0-9]+:in[ \t]+[`']",
+    // Any other language, by what frames share: checked by `is_generic_frame`.
+    FRAME_START,
 ];
+
+/// Where a frame of any language may start; [`is_generic_frame`] decides. Frames share a few
+/// shapes whatever the runtime: a frame marker at the start of a line (gdb's and sanitizers'
+/// `#0`, lldb's `frame #0:`, Julia's `[1]`, an Apple crash report's `0   libfoo.dylib   0x…`,
+/// BEAM's `(app 1.2)`, `at`, `in`, `from`) followed by a source location or a code address; a
+/// function called with its location (`main (file:///x.dart:3:5)`, `f@http://x/app.js:1:2`);
+/// a location with an offset (`/app/x.go:12 +0x1d`, `handler+0x1a/0x90`); the phrases of
+/// Haskell, Perl, Lua, OCaml, Erlang and Swift (`called at`, `at x.pl line 3`, `x.lua:5: in
+/// function`, `File "x.ml", line 3`, `(x.erl, line 3)`, `file X.swift, line 9`); and the
+/// lines that introduce a trace (`stack traceback:`, `Backtrace:`, `Call Trace:`).
+const FRAME_START: &str = concat!(
+    r"#[0-9]{1,4}[ \t]|frame #[0-9]+:|\[[0-9]{1,4}\][ \t]",
+    r"|(?-u:\b)[0-9]{1,4}[ \t]+[^ \t\r\n]+[ \t]+0x[0-9A-Fa-f]{4}",
+    r"|\([A-Za-z_][A-Za-z0-9_]*[ \t][0-9][A-Za-z0-9_.+\-]*\)[ \t]|(?-u:\b)(?i:in|from)[ \t]",
+    r"|[A-Za-z_$<][A-Za-z0-9_$.:<>~\-]*[ \t]?\((?:[^()\r\n]*[ \t])?[^ \t\r\n()]*[/\\][^ \t\r\n()]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]{0,9}:[0-9]+",
+    r"|[A-Za-z_$<][A-Za-z0-9_$.:<>~\-]*[ \t]?\((?:[^()\r\n]*[ \t])?[^ \t\r\n()]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]{0,9}:[0-9]+:[0-9]+",
+    r"|[A-Za-z0-9_$.<>/\-]*@[^ \t\r\n()@]*:[0-9]+:[0-9]+",
+    r"|(?-u:\b)at[ \t]+[A-Za-z_<][A-Za-z0-9_.`<>$\[\],+]*\.[A-Za-z0-9_`<>$]+\(",
+    r"|\[0x[0-9A-Fa-f]{8,16}\][ \t]|#[0-9]+ \{main\}|ORA-06512: at[ \t]",
+    r"|(?-u:\b)called at[ \t]+[^ \t\r\n]+|\{file,\x22|(?:\[C\]|[^ \t\r\n:]+\.lua(?::[0-9]+)?|\):[0-9]+): in[ \t]",
+    r"|(?-u:\b)at[ \t]+[^ \t\r\n]+\.(?:pl|pm|t|cgi|psgi)[ \t]+line[ \t]+[0-9]+",
+    r"|(?-u:\b)(?i:file)[ \t]+\x22?[^ \t\r\n\x22,]+\.[A-Za-z]{1,6}\x22?,[ \t]+line[ \t]+[0-9]+",
+    r"|\([^ \t\r\n(),]+\.[A-Za-z]{1,6},[ \t]+line[ \t]+[0-9]+\)",
+    r"|[^ \t\r\n]+\.[A-Za-z]{1,6}:[0-9]+[ \t]+\+0x[0-9A-Fa-f]+",
+    r"|[A-Za-z_][A-Za-z0-9_.$]*\+0x[0-9A-Fa-f]+(?:/0x[0-9A-Fa-f]+)?",
+    r"|(?:stack traceback|[Bb]acktrace|Call Trace|Call stack|CallStack \(from HasCallStack\)|Stacktrace)[ \t]*:[ \t]*(?m:$)",
+);
 
 fn start_matcher(form: usize) -> Matcher {
     Matcher::new(STARTS[form]).expect("constant regex")
@@ -116,14 +144,14 @@ static MATCHERS: [&LazyLock<Matcher>; 9] = {
 
 /// The stack rules, in [`FORMS`] order.
 pub(crate) static RULES: [&Rule; 9] = [
-    &NODE, &RUST, &DOTNET, &JVM, &CAUSED_BY, &PYTHON, &GO, &PHP, &RUBY,
+    &NODE, &RUST, &DOTNET, &JVM, &PYTHON, &GO, &PHP, &RUBY, &FRAME,
 ];
 
 /// Every form, as a set (bit `k` for `FORMS[k]`).
 const ALL_FORMS: u16 = (1 << FORMS.len()) - 1;
-/// The JVM form's bit: see [`search_stack_start`].
-const JVM_FORM: u16 = 1 << 3;
-const _: () = assert!(matches!(FORMS[3], Form::Jvm));
+/// The forms whose candidates are checked after matching: see [`search_stack_start`].
+const CHECKED_FORMS: u16 = 1 << 3 | 1 << 8;
+const _: () = assert!(matches!(FORMS[3], Form::Jvm) && matches!(FORMS[8], Form::Frame));
 
 thread_local! {
     /// The forms whose rules' gates are open for the message being redacted on this thread.
@@ -190,7 +218,7 @@ fn stack_start_of(s: &str, forms: u16) -> Start {
 /// would find (the earliest start; at one start, the earlier form), with the JVM candidates
 /// that are not frames moved past.
 fn search_stack_start(s: &str, forms: u16) -> Start {
-    let forms = forms | JVM_FORM;
+    let forms = forms | CHECKED_FORMS;
     // Per form, its first match at or after the last position searched from (`None` for none).
     // A match that starts at or after the next position is that position's first match too,
     // so only the forms whose match was passed are searched again.
@@ -215,14 +243,141 @@ fn search_stack_start(s: &str, forms: u16) -> Start {
                 best = Some((start, end, k));
             }
         }
-        let (start, end, k) = best?;
-        let form = FORMS[k];
-        if form != Form::Jvm || is_frame_location(&s[start..end]) {
-            return Some((start, form));
+        let (start, _, _) = best?;
+        // At one start the earlier form goes first; a checked form that fails its check
+        // leaves the start to the next form that matched there.
+        for (k, found) in first.iter().enumerate() {
+            if let Some(Some((at, end))) = *found
+                && at == start
+                && is_start(s, start, end, FORMS[k])
+            {
+                return Some((start, FORMS[k]));
+            }
         }
         pos = super::super::text::next_char(s, start);
     }
     None
+}
+
+/// Whether a candidate `s[start..end]` of `form` starts a trace: the checked forms' candidates
+/// must pass their check, the others' always do.
+fn is_start(s: &str, start: usize, end: usize, form: Form) -> bool {
+    match form {
+        Form::Jvm => is_frame_location(&s[start..end]),
+        Form::Frame => is_generic_frame(s, start, end),
+        _ => true,
+    }
+}
+
+/// Whether a generic frame candidate (see [`FRAME_START`]) is a frame. A frame marker must be
+/// followed on its line by a source location, a code address or an offset; every other shape
+/// carries its location in the match.
+fn is_generic_frame(s: &str, start: usize, end: usize) -> bool {
+    let m = &s[start..end];
+    let word = m.trim_end();
+    let line_start = s[..start].rfind('\n').map_or(0, |i| i + 1);
+    let first_on_line = s[line_start..start]
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t');
+    // A trace's introduction (`Call Trace:`) is a line of its own.
+    if word.ends_with(':') && !m.starts_with("frame #") {
+        return first_on_line;
+    }
+    // A frame with no location (`at Ns.Type.Method(Type arg)`, .NET without symbols) is a line
+    // of its own, ending in its call's parenthesis.
+    if m.starts_with("at") && m.ends_with('(') {
+        let line_end =
+            memchr::memchr2(b'\n', b'\r', &s.as_bytes()[end..]).map_or(s.len(), |i| end + i);
+        return first_on_line && s[end..line_end].trim_end().ends_with(')');
+    }
+    let marker = m
+        .strip_prefix('#')
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        || m.starts_with("frame #")
+        || m.starts_with('[')
+        || (m.starts_with('(') && !m.contains(','))
+        || m.starts_with(|c: char| c.is_ascii_digit())
+        || ["in", "from"].iter().any(|w| word.eq_ignore_ascii_case(w));
+    if !marker {
+        // Every other shape holds what makes it a frame in the match.
+        return true;
+    }
+    // A frame marker starts its line and, but for an Apple crash report's numbered frame
+    // (whose address is in the match), is followed on it by a location or an address.
+    if !first_on_line {
+        return false;
+    }
+    if m.starts_with(|c: char| c.is_ascii_digit()) {
+        return true;
+    }
+    let line_end = memchr::memchr2(b'\n', b'\r', &s.as_bytes()[end..]).map_or(s.len(), |i| end + i);
+    let rest = &s[end..line_end];
+    has_code_address(rest) || has_source_location(rest)
+}
+
+/// Extensions of source files that a frame may name without a directory (`main.c:42`); a
+/// host and port (`db.internal:5432`) has none of them.
+const SOURCE_EXTENSIONS: [&str; 40] = [
+    "c", "h", "cc", "cpp", "cxx", "hpp", "m", "mm", "swift", "kt", "java", "scala", "go", "rs",
+    "py", "rb", "php", "js", "mjs", "ts", "tsx", "jsx", "vue", "dart", "ex", "exs", "erl", "hs",
+    "lua", "pl", "pm", "ps1", "cs", "fs", "ml", "jl", "nim", "zig", "clj", "groovy",
+];
+
+/// A code address (`0x7f3a2b1c4e97`, six hex digits or more) or a symbol's offset (`+0x1a`).
+fn has_code_address(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(at) = memchr::memmem::find(&b[i..], b"0x") {
+        let at = i + at;
+        let hex = b[at + 2..]
+            .iter()
+            .take_while(|c| c.is_ascii_hexdigit())
+            .count();
+        if hex >= 6 || (hex >= 1 && at > 0 && b[at - 1] == b'+') {
+            return true;
+        }
+        i = at + 2;
+    }
+    false
+}
+
+/// A source location: `name.ext:LINE`, `name.ext(LINE)`, `name.ext line LINE` or
+/// `name.ext", line LINE`, with an extension of letters and digits that starts with a letter.
+fn has_source_location(s: &str) -> bool {
+    let b = s.as_bytes();
+    for (dot, _) in s.match_indices('.') {
+        if dot == 0 || !(b[dot - 1].is_ascii_alphanumeric() || b[dot - 1] == b'_') {
+            continue;
+        }
+        let ext = b[dot + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .count();
+        if ext == 0 || ext > 10 || !b[dot + 1].is_ascii_alphabetic() {
+            continue;
+        }
+        let after = &s[dot + 1 + ext..];
+        let digit_after = |p: &str| {
+            after
+                .strip_prefix(p)
+                .is_some_and(|r| r.as_bytes().first().is_some_and(u8::is_ascii_digit))
+        };
+        let pathlike = s[..dot].contains(['/', '\\'])
+            || SOURCE_EXTENSIONS.contains(&&s[dot + 1..dot + 1 + ext]);
+        if digit_after("(") || digit_after(" line ") || digit_after("\", line ") {
+            return true;
+        }
+        if let Some(r) = after.strip_prefix(':') {
+            let line = r.bytes().take_while(u8::is_ascii_digit).count();
+            let column = r[line..]
+                .strip_prefix(':')
+                .is_some_and(|c| c.starts_with(|c: char| c.is_ascii_digit()));
+            if line > 0 && (pathlike || column) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Whether the parenthesised part of an `at …(…)` candidate is a real frame location.
@@ -231,6 +386,11 @@ fn is_frame_location(frame: &str) -> bool {
         return false;
     };
     let inner = frame[open + 1..].trim_end_matches(')');
+    // A Java 9 frame names its module first: `(java.base@17.0.9/Native Method)`.
+    let inner = match inner.split_once('/') {
+        Some((module, rest)) if module.contains('@') => rest,
+        _ => inner,
+    };
     if matches!(inner, "Native Method" | "Unknown Source" | "<generated>") {
         return true;
     }
@@ -259,6 +419,11 @@ fn cut(s: &str, form: Form, hits: &mut u32) -> Option<String> {
     // A stack that starts on an escape's character (`\\tat` encoded twice) takes the escape's
     // backslashes too: the head never ends in half an escape.
     let start = s[..start].trim_end_matches('\\').len();
+    let start = if form == Form::Frame {
+        with_calls_before(s, start)
+    } else {
+        start
+    };
     let head = s[..start].trim_end();
     let stop = escaped_stack_end(s, start);
     let mut out = String::with_capacity(head.len() + 48 + s.len() - stop);
@@ -270,16 +435,22 @@ fn cut(s: &str, form: Form, hits: &mut u32) -> Option<String> {
     if stop < s.len() {
         // The rest of the line after an escaped stack (`"}` of a JSON log line) stays.
         out.push_str(&s[stop..]);
-    } else if form == Form::Python
-        && let Some(tail) = python_exception_line(&s[start..])
-    {
-        let at = out.len();
-        out.push(' ');
-        out.push_str(tail);
-        // The kept line must not close a frame the head opened (`File " <STACK> Error:", line
-        // 2`): a second run would cut there. Then only the head stays.
-        if stack_start_of(&out, ALL_FORMS).is_some() {
-            out.truncate(at);
+    } else {
+        // The exception lines inside the trace (a chained `Caused by: …`, each exception of a
+        // chained Python traceback, its last line) are what a reader needs of it: they stay,
+        // in order, after the placeholder.
+        for line in s[start..].lines().skip(1) {
+            let Some(line) = exception_line(line) else {
+                continue;
+            };
+            let at = out.len();
+            out.push(' ');
+            out.push_str(line);
+            // A kept line must not close a frame the head opened (`File " <STACK> Error:",
+            // line 2`): a second run would cut there. Then it goes with the frames.
+            if stack_start_of(&out, ALL_FORMS).is_some() {
+                out.truncate(at);
+            }
         }
     }
     *hits += 1;
@@ -314,25 +485,103 @@ pub(crate) fn escaped_stack_end(s: &str, start: usize) -> usize {
     s.len()
 }
 
-/// The final `SomeError: message` line of a Python traceback, the part a reader needs.
-fn python_exception_line(stack: &str) -> Option<&str> {
-    let last = stack.lines().rev().map(str::trim).find(|l| !l.is_empty())?;
-    let name = last.split(':').next().unwrap_or(last);
-    let is_name = !name.is_empty()
+/// Whether a line of a stream starts a trace or is a frame, so that the lines after it that
+/// continue it (see [`continues_trace`]) go with it. Only a line that holds one of a trace's
+/// own words, or starts as a frame does, is searched.
+pub(crate) fn opens_trace(line: &str) -> bool {
+    const WORDS: [&str; 8] = [
+        "Traceback (most recent call last):",
+        "goroutine ",
+        "stack backtrace:",
+        "Stack trace:",
+        "stack traceback:",
+        "Call Trace:",
+        "Backtrace:",
+        "CallStack (from",
+    ];
+    let t = line.trim_start();
+    let frame_like = t.starts_with("at ")
+        || t.starts_with("File \"")
+        || t.starts_with("from ")
+        || t.starts_with('#')
+        || t.starts_with("[0x");
+    (frame_like || WORDS.iter().any(|w| line.contains(w)))
+        && stack_start_of(line, ALL_FORMS).is_some()
+}
+
+/// Whether `line`, after a line that [opens a trace](opens_trace) or continues one, continues
+/// it: an indented line that names no exception (a frame, a source line, a `- locked` note), a
+/// call on a line of its own (a Go frame's `main.run(0xc000a2000)`), `... 12 more`, a numbered
+/// frame.
+pub(crate) fn continues_trace(line: &str) -> bool {
+    let t = line.trim();
+    if t.is_empty() || exception_line(t).is_some() || t.starts_with("Caused by:") {
+        return false;
+    }
+    let indented = line.starts_with([' ', '\t']);
+    let call = t.ends_with(')')
+        && t.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && t.find('(').is_some_and(|open| !t[..open].contains(' '));
+    indented
+        || call
+        || t.starts_with("...")
+        || t.starts_with("#") && t[1..].starts_with(|c: char| c.is_ascii_digit())
+        || t.starts_with("[0x")
+}
+
+/// A line that names an exception and its message (`ValueError: bad input`, `Caused by:
+/// java.io.IOException: reset`, `Suppressed: …`), trimmed, when it holds no frame.
+fn exception_line(line: &str) -> Option<&str> {
+    let line = line.trim();
+    let named = ["Caused by: ", "Suppressed: "]
+        .iter()
+        .find_map(|p| line.strip_prefix(p))
+        .unwrap_or(line);
+    let name = named.split(':').next().unwrap_or(named);
+    let is_name = name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
         && name
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-        && name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic());
-    const SUFFIXES: [&str; 6] = [
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$');
+    const SUFFIXES: [&str; 9] = [
         "Error",
         "Exception",
         "Warning",
         "Exit",
         "Interrupt",
         "Fault",
+        "Panic",
+        "Failure",
+        "Throwable",
     ];
     let ok = is_name && SUFFIXES.iter().any(|suf| name.ends_with(suf));
-    (ok && stack_start_of(last, ALL_FORMS).is_none()).then_some(last)
+    (ok && stack_start_of(line, ALL_FORMS).is_none()).then_some(line)
+}
+
+/// Where a generic trace starts once the call lines just before its first location are taken
+/// in: a Go frame is a call (`main.handle(0xc000a2000)`) on the line before its location.
+fn with_calls_before(s: &str, mut start: usize) -> usize {
+    loop {
+        let before = s[..start].trim_end_matches([' ', '\t']);
+        let Some(before) = before.strip_suffix('\n') else {
+            return start;
+        };
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = before[line_start..].trim();
+        let call = line.ends_with(')')
+            && line
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && line
+                .find('(')
+                .is_some_and(|open| !line[..open].contains(' '));
+        if !call {
+            return start;
+        }
+        start = line_start + (before[line_start..].len() - before[line_start..].trim_start().len());
+    }
 }
 
 fn open_paren(f: &Features) -> bool {
@@ -363,25 +612,6 @@ pub(crate) static JVM: Rule = Rule {
         "retry at 10:00 (UTC) scheduled",
         "queued at x.y (idle) since 10:00",
     ],
-};
-
-pub(crate) static CAUSED_BY: Rule = Rule {
-    id: "stack.caused-by",
-    class: RedactionClass::Stack,
-    placeholder: STACK,
-    description: "A `Caused by:` chain, which starts a stack even without frames.",
-    keywords: &["caused by:"],
-    gate: always,
-    pass: |s, hits| cut(s, Form::CausedBy, hits),
-    matchers: &MATCHERS,
-    examples: &[
-        ex(
-            "request failed Caused by: java.net.SocketTimeoutException: Read timed out",
-            "request failed <STACK>",
-        ),
-        ex("Caused by: x", "<STACK>"),
-    ],
-    negatives: &["caused by a full disk", "Caused by nothing"],
 };
 
 pub(crate) static PYTHON: Rule = Rule {
@@ -545,6 +775,73 @@ pub(crate) static RUBY: Rule = Rule {
     negatives: &["wrote config.rb: 12 lines", "see x.rb for details"],
 };
 
+pub(crate) static FRAME: Rule = Rule {
+    id: "stack.frame",
+    class: RedactionClass::Stack,
+    placeholder: STACK,
+    description: "A stack of any other language, by what frames share: a frame marker with a source location or code address, a call with its location, an offset, or a trace's introduction.",
+    keywords: &[],
+    gate: always,
+    pass: |s, hits| cut(s, Form::Frame, hits),
+    matchers: &MATCHERS,
+    examples: &[
+        ex(
+            "worker crashed\n#0  0x00007f3a2b1c4e97 in raise () from /lib/libc.so.6\n#1  0x000055d5c1a2 in handle_conn (fd=7) at src/net.c:142",
+            "worker crashed <STACK>",
+        ),
+        ex(
+            "Unhandled exception: FormatException: bad digit\n#0      int.parse (dart:core-patch/integers_patch.dart:52:25)\n#1      main (file:///srv/bin/tool.dart:9:7)",
+            "Unhandled exception: FormatException: bad digit <STACK>",
+        ),
+        ex(
+            "TypeError: e is undefined render@https://static.shop.test/app.min.js:1:20431",
+            "TypeError: e is undefined <STACK>",
+        ),
+        ex(
+            "** (RuntimeError) queue gone\n    (billing 0.3.1) lib/billing/worker.ex:42: Billing.Worker.run/1",
+            "** (RuntimeError) queue gone <STACK>",
+        ),
+        ex(
+            "Prelude.head: empty list\nCallStack (from HasCallStack):\n  error, called at libraries/base/GHC/List.hs:1646:3 in base:GHC.List",
+            "Prelude.head: empty list <STACK>",
+        ),
+        ex(
+            "panic: nil map\n\nmain.store(0xc0000a2000, 0x3)\n\t/srv/cache/store.go:27 +0x1d",
+            "panic: nil map <STACK>",
+        ),
+        ex(
+            "BUG: unable to handle page fault\nCall Trace:\n dump_stack+0x63/0x8e",
+            "BUG: unable to handle page fault <STACK>",
+        ),
+        ex(
+            "lua: init.lua:3: attempt to call a nil value\nstack traceback:\n\t[C]: in ?",
+            "lua: init.lua:3: attempt to call a nil value <STACK>",
+        ),
+        ex(
+            "Thread 0 Crashed:\n0   libsystem_kernel.dylib   0x00007ff81b2c0ffe __pthread_kill + 10",
+            "Thread 0 Crashed: <STACK>",
+        ),
+        ex(
+            "upload aborted at /opt/tools/sync.pl line 41.",
+            "upload aborted <STACK>",
+        ),
+        // The exception lines of a chained trace stay.
+        ex(
+            "job failed\n#0 0x4f2b3c in parse /src/p.c:88:12\nCaused by: IoError: disk full\n#1 0x4f2b40 in main /src/m.c:3:1",
+            "job failed <STACK> Caused by: IoError: disk full",
+        ),
+    ],
+    negatives: &[
+        "error in config.yaml:12: unexpected key",
+        "#3 merged by alice in 2 days",
+        "in 5 minutes: restart api.service",
+        "read(report.csv:12) skipped",
+        "at 10:00:05 the job ran",
+        "Backtrace: disabled by config",
+        "request failed Caused by: java.net.SocketTimeoutException: Read timed out",
+    ],
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -553,24 +850,34 @@ mod tests {
     use regex_automata::meta::Regex;
     use regex_automata::util::syntax;
 
-    /// The search as one alternation of every start, the way it was written before the starts
-    /// were split: the oracle the split search is held to.
+    /// The search done naively: at each position in turn, each form in order, anchored there,
+    /// checked: the oracle the split, remembering search is held to.
     fn one_alternation(s: &str) -> Start {
-        static ALL: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::builder()
-                .configure(Regex::config().auto_prefilter(false))
-                .syntax(syntax::Config::new().unicode(false).utf8(false))
-                .build_many(&STARTS)
-                .expect("constant patterns")
+        static EACH: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+            STARTS
+                .iter()
+                .map(|p| {
+                    Regex::builder()
+                        .configure(Regex::config().auto_prefilter(false))
+                        .syntax(syntax::Config::new().unicode(false).utf8(false))
+                        .build(p)
+                        .expect("constant pattern")
+                })
+                .collect()
         });
         let mut pos = 0;
         while pos <= s.len() {
-            let m = ALL.find(Input::new(s).range(pos..))?;
-            let form = FORMS[m.pattern().as_usize()];
-            if form != Form::Jvm || is_frame_location(&s[m.range()]) {
-                return Some((m.start(), form));
+            for (k, re) in EACH.iter().enumerate() {
+                let input = Input::new(s)
+                    .range(pos..)
+                    .anchored(regex_automata::Anchored::Yes);
+                if let Some(m) = re.find(input)
+                    && is_start(s, pos, m.end(), FORMS[k])
+                {
+                    return Some((pos, FORMS[k]));
+                }
             }
-            pos = super::super::super::text::next_char(s, m.start());
+            pos = super::super::super::text::next_char(s, pos);
         }
         None
     }
@@ -588,7 +895,16 @@ mod tests {
         "node:internal/x:3:4",
         " in /src/A.cs:line 7",
         "--- End of stack trace ---",
-        "Caused by:",
+        "Caused by: x",
+        "#0 ",
+        " 0x7f3a2b1c4e97 in f ",
+        "main (file:///x.dart:3:5)",
+        "f@http://x/a.js:1:2",
+        "called at a/B.hs:3:5",
+        "/x/y.go:12 +0x1d",
+        "f+0x1a/0x90",
+        "stack traceback:",
+        "(app 1.2) ",
         "Traceback (most recent call last):",
         "File \"x.py\", line 3",
         "goroutine 1 [running]:",
