@@ -203,8 +203,8 @@ fn usage_error(subcommand: &str, message: &str) -> u8 {
 
 /// Where a tool call's legacy response comes from, as the command line gave it.
 enum Legacy<'a> {
-    /// A file, or standard input for none or `-`.
-    Captured(Option<&'a Path>),
+    /// A file, or standard input for none or `-`; and a `--capture` given without a command.
+    Captured(Option<&'a Path>, bool),
     /// The command after `--`, and where to keep what it returned.
     Live {
         command: &'a [std::ffi::OsString],
@@ -215,7 +215,7 @@ enum Legacy<'a> {
 impl<'a> Legacy<'a> {
     fn of(response: Option<&'a Path>, live: &'a LiveArgs) -> Self {
         match live.command.as_slice() {
-            [] => Legacy::Captured(response),
+            [] => Legacy::Captured(response, live.capture.is_some()),
             command => Legacy::Live {
                 command,
                 capture: live.capture.as_deref(),
@@ -224,11 +224,21 @@ impl<'a> Legacy<'a> {
     }
 
     fn on_stdin(&self) -> bool {
-        matches!(self, Legacy::Captured(r) if r.is_none_or(is_stream))
+        matches!(self, Legacy::Captured(r, _) if r.is_none_or(is_stream))
+    }
+
+    fn stray_capture(&self) -> bool {
+        matches!(self, Legacy::Captured(_, true))
     }
 }
 
 fn tool_call(args: CallArgs, request: ToolRequest, legacy: Legacy<'_>, out: &OutputArgs) -> u8 {
+    if legacy.stray_capture() {
+        return usage_error(
+            request.tool().name(),
+            "`--capture` keeps what a live legacy command returned: give the command after `--`",
+        );
+    }
     let context_on_stdin = is_stream(&args.context);
     if context_on_stdin && legacy.on_stdin() {
         return usage_error(
@@ -263,7 +273,7 @@ fn tool_call(args: CallArgs, request: ToolRequest, legacy: Legacy<'_>, out: &Out
     };
     let capture_target = match &legacy {
         Legacy::Live { capture, .. } => *capture,
-        Legacy::Captured(_) => None,
+        Legacy::Captured(..) => None,
     };
     let mut capture = match capture_target.map(Capture::create).transpose() {
         Ok(c) => c,
@@ -282,10 +292,10 @@ fn tool_call(args: CallArgs, request: ToolRequest, legacy: Legacy<'_>, out: &Out
     // The command line owns its process, so a logs call may use the second core.
     let mut boundary = ToolBoundary::new(context).parallel(true);
     let outcome = match legacy {
-        Legacy::Captured(Some(p)) if !is_stream(p) => {
+        Legacy::Captured(Some(p), _) if !is_stream(p) => {
             boundary.execute(&call, LegacySource::File(p))
         }
-        Legacy::Captured(_) => boundary.execute(&call, LegacySource::Stdin),
+        Legacy::Captured(..) => boundary.execute(&call, LegacySource::Stdin),
         Legacy::Live { command, .. } => {
             let (program, args) = command.split_first().expect("a live command is not empty");
             let mut command = LegacyCommand::new(program, args);

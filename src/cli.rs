@@ -287,12 +287,7 @@ pub struct LiveArgs {
     /// Also write the bytes the legacy command returned to FILE (mode 0600, atomically), when it
     /// exited 0 within its bounds: a captured response for `replay` and fixture cases
     /// [default: not kept].
-    #[arg(
-        long,
-        value_name = "FILE",
-        value_hint = ValueHint::FilePath,
-        requires = "command"
-    )]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub capture: Option<PathBuf>,
     /// The live legacy tool, after `--`: started without a shell once preflight admitted the
     /// call; its standard output is the response (at most max_response_bytes, within
