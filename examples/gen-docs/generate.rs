@@ -87,7 +87,11 @@ fn render_exit_status(cmd: &Command, out: &mut Vec<u8>) {
     };
     // A code's meaning may wrap onto indented lines that start with no code: they are its own.
     let mut codes: Vec<(&str, String)> = Vec::new();
-    for line in after.lines().skip_while(|l| !l.starts_with("Exit codes:")).skip(1) {
+    for line in after
+        .lines()
+        .skip_while(|l| !l.starts_with("Exit codes:"))
+        .skip(1)
+    {
         let line = line.trim_start();
         if line.is_empty() {
             break;

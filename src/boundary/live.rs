@@ -263,7 +263,9 @@ impl LegacyTool for LegacyCommand<'_> {
                 &args,
                 live,
                 // The sink's own lifetime shortened to this call's.
-                self.capture.as_mut().map(|sink| &mut **sink as &mut dyn Write),
+                self.capture
+                    .as_mut()
+                    .map(|sink| &mut **sink as &mut dyn Write),
             )
             .map_err(|e| unavailable(&self.program, &crate::error::os_reason(&e)))?;
             Ok(Box::new(running))
@@ -377,7 +379,9 @@ mod unix {
         fn left(&self) -> Option<Duration> {
             match self.deadline {
                 None => Some(Duration::MAX),
-                Some(d) => d.checked_duration_since(Instant::now()).filter(|l| !l.is_zero()),
+                Some(d) => d
+                    .checked_duration_since(Instant::now())
+                    .filter(|l| !l.is_zero()),
             }
         }
 
@@ -395,7 +399,7 @@ mod unix {
             // The group is the command's pid, and the command is not reaped yet, so that id
             // cannot have been reused by another process.
             let group = i32::try_from(self.child.id()).ok().map(Pid::from_raw);
-            if !group.is_some_and(|g| killpg(g, Signal::SIGKILL).is_ok()) {
+            if group.is_none_or(|g| killpg(g, Signal::SIGKILL).is_err()) {
                 let _ = self.child.kill();
             }
             self.reaped = self.child.wait().ok();
@@ -573,13 +577,13 @@ mod unix {
                     "the legacy command did not finish within {} ms; its process group was killed",
                     self.timeout.as_millis()
                 ))),
-                (Some(Stopped::TooLarge), _, _) => Some(output_too_large().with_diagnostic(
-                    format!(
+                (Some(Stopped::TooLarge), _, _) => {
+                    Some(output_too_large().with_diagnostic(format!(
                         "the legacy command wrote more than {} bytes (max_response_bytes); it was \
                          killed",
                         self.max
-                    ),
-                )),
+                    )))
+                }
                 (None, Some(e), _) => Some(super::legacy_failed().with_diagnostic(format!(
                     "cannot read the legacy command's output: {}",
                     crate::error::os_reason(e)

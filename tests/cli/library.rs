@@ -240,7 +240,10 @@ fn a_harness_tool_is_started_only_for_admitted_calls() {
     let ok = boundary.execute(&call("c1", false), LegacySource::Live(&mut http));
     assert_eq!((ok.exit_code(), http.starts), (0, 1));
     let json = serde_json::to_string(&ok.model_observation()).unwrap();
-    assert!(json.contains("timeout") && !json.contains("hunter2"), "{json}");
+    assert!(
+        json.contains("timeout") && !json.contains("hunter2"),
+        "{json}"
+    );
     // No process ran: no process fields in the control view.
     assert_eq!(ok.control_view().legacy_exit, None);
     http.status = 503;
@@ -253,7 +256,15 @@ fn a_harness_tool_is_started_only_for_admitted_calls() {
     assert!(unreachable.ledger_record().is_none());
     http.status = 200;
     let again = boundary.execute(&call("c3", false), LegacySource::Live(&mut http));
-    assert_eq!(again.exit_code(), 0, "the unreachable call's id stays usable");
+    assert_eq!(
+        again.exit_code(),
+        0,
+        "the unreachable call's id stays usable"
+    );
     let repeated = boundary.execute(&call("c3", false), LegacySource::Live(&mut http));
-    assert_eq!((repeated.exit_code(), http.starts), (3, 4), "a recorded id is a duplicate");
+    assert_eq!(
+        (repeated.exit_code(), http.starts),
+        (3, 4),
+        "a recorded id is a duplicate"
+    );
 }

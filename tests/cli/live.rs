@@ -44,7 +44,13 @@ fn the_mock_source_runs_behind_the_boundary() {
     assert_eq!(v["result"]["source_kind"], "MOCK");
     assert_eq!(v["result"]["match_count"], 4);
     assert_eq!(v["result"]["scope"]["query"], "payment timeout");
-    for raw in ["tok_9f8e7d6c5b4a3f2e1d0c", "S3cr3tPass", "10.2.3.4", "pod-payment", "cpu"] {
+    for raw in [
+        "tok_9f8e7d6c5b4a3f2e1d0c",
+        "S3cr3tPass",
+        "10.2.3.4",
+        "pod-payment",
+        "cpu",
+    ] {
         assert!(!ran.stdout.contains(raw), "{raw} leaked: {}", ran.stdout);
     }
     // The command's standard error reaches no view, in any format; the control view counts it.
@@ -198,7 +204,10 @@ fn output_past_max_response_bytes_kills_the_command() {
     // A RAG call is bounded the same way.
     let ctx = context_with(json!({"limits": {"rag": {"max_response_bytes": 1000}}}));
     let ran = Aci::rag(&ctx.path, "c", "q").args(["--", "yes"]).run();
-    assert_eq!((ran.code, ran.error_code()), (4, "RESPONSE_TOO_LARGE".into()));
+    assert_eq!(
+        (ran.code, ran.error_code()),
+        (4, "RESPONSE_TOO_LARGE".into())
+    );
 }
 
 #[test]
@@ -217,7 +226,10 @@ fn a_non_zero_exit_is_legacy_failed_whatever_it_printed() {
     assert_eq!(ran.code, 4, "{}", ran.stderr);
     let v = ran.json();
     assert_eq!(v["error"]["code"], "LEGACY_FAILED");
-    assert_eq!((v["legacy_exit"].clone(), v["status"].clone()), (json!(3), json!("ERROR")));
+    assert_eq!(
+        (v["legacy_exit"].clone(), v["status"].clone()),
+        (json!(3), json!("ERROR"))
+    );
     assert_eq!(
         v["legacy_stderr_bytes"],
         "secret-in-stderr password=hunter2\n".len()
@@ -250,7 +262,10 @@ fn a_command_that_cannot_start_is_input_not_recorded_and_the_call_id_stays_usabl
     let ctx = context_with(json!({"ledger": "run.ledger.jsonl"}));
     let ledger = ctx.dir.path().join("run.ledger.jsonl");
     for (command, reason) in [
-        (Path::new("/nonexistent/aciproj/tool"), "No such file or directory"),
+        (
+            Path::new("/nonexistent/aciproj/tool"),
+            "No such file or directory",
+        ),
         (not_executable.as_path(), "Permission denied"),
     ] {
         let ran = live_logs(&ctx.path, "c", &[], &[command]).run();
@@ -258,7 +273,11 @@ fn a_command_that_cannot_start_is_input_not_recorded_and_the_call_id_stays_usabl
         assert_eq!(ran.json()["error"]["stage"], "input");
         assert_eq!(ran.error_code(), "LEGACY_COMMAND_UNAVAILABLE");
         assert!(ran.stderr.contains(reason), "{}", ran.stderr);
-        assert!(ran.stderr.contains(&*command.to_string_lossy()), "{}", ran.stderr);
+        assert!(
+            ran.stderr.contains(&*command.to_string_lossy()),
+            "{}",
+            ran.stderr
+        );
         assert!(!ran.stdout.contains(&*command.to_string_lossy()));
         assert!(!ledger.exists() || std::fs::read(&ledger).unwrap().is_empty());
     }
@@ -357,10 +376,18 @@ fn a_capture_is_kept_only_when_the_command_answered_whole() {
         .unwrap()
         .map(|e| json!(e.unwrap().file_name().to_string_lossy()))
         .collect();
-    assert_eq!(leftovers.len(), 2, "no temporary file is left: {leftovers:?}");
+    assert_eq!(
+        leftovers.len(),
+        2,
+        "no temporary file is left: {leftovers:?}"
+    );
     // An unwritable capture folder fails before the command starts.
     let marker = dir.path().join("started");
-    let tool = script(dir.path(), "tool2", &format!("touch '{}'", marker.display()));
+    let tool = script(
+        dir.path(),
+        "tool2",
+        &format!("touch '{}'", marker.display()),
+    );
     let ran = live_logs(
         &active(),
         "c",

@@ -423,7 +423,10 @@ fn live_call_outputs_validate() {
     let response = fixture("logs/application-logs.json");
     for (command, status) in [
         (vec![mock.to_str().unwrap(), "{topic}", "{query}"], "READY"),
-        (vec!["sh", "-c", "cat \"$0\"; exit 2", response.to_str().unwrap()], "ERROR"),
+        (
+            vec!["sh", "-c", "cat \"$0\"; exit 2", response.to_str().unwrap()],
+            "ERROR",
+        ),
     ] {
         let base = Aci::logs(active(), "call_l", "application-logs", "timeout");
         let harness = base
@@ -439,7 +442,10 @@ fn live_call_outputs_validate() {
             .args(command.iter().copied())
             .run()
             .json();
-        control.assert_valid(&mcp["_meta"]["aciproj/control"], "a live call's MCP control");
+        control.assert_valid(
+            &mcp["_meta"]["aciproj/control"],
+            "a live call's MCP control",
+        );
     }
     let properties = &schema("control-view")["properties"];
     assert!(properties["legacy_exit"].is_object() && properties["legacy_stderr_bytes"].is_object());
