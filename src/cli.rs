@@ -291,7 +291,7 @@ pub struct LiveArgs {
     pub capture: Option<PathBuf>,
     /// The live legacy tool, after `--`: started without a shell once preflight admitted the
     /// call; its standard output is the response (at most max_response_bytes, within
-    /// limits.<tool>.legacy_timeout_ms, exit status 0), its standard error is only counted. An
+    /// `limits.<tool>.legacy_timeout_ms`, exit status 0), its standard error is only counted. An
     /// argument may hold {query}, {topic}, {lookback_minutes}, {call_id}, {run_id}, each
     /// replaced inside that one argument [default: read RESPONSE].
     #[arg(

@@ -1,5 +1,6 @@
-//! A live legacy tool behind the boundary: `aciproj rag|logs … -- CMD [ARG…]` starts the command
-//! only once preflight admitted the call, bounds it, and reads its output as the response.
+//! A live legacy tool behind the boundary: `aciproj rag|logs … -- CMD [ARG…]` starts the
+//! command only once preflight admitted the call, bounds it, and reads its output as the
+//! response.
 #![cfg(unix)]
 
 use std::os::unix::fs::PermissionsExt;
