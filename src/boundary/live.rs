@@ -137,6 +137,7 @@ fn legacy_failed() -> ToolError {
     )
 }
 
+#[cfg_attr(not(unix), allow(dead_code))]
 fn timed_out() -> ToolError {
     ToolError::new(
         ErrorCode::LegacyTimeout,
@@ -144,6 +145,7 @@ fn timed_out() -> ToolError {
     )
 }
 
+#[cfg_attr(not(unix), allow(dead_code))]
 fn output_too_large() -> ToolError {
     ToolError::new(
         ErrorCode::ResponseTooLarge,
