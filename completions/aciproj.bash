@@ -130,7 +130,7 @@ _aciproj() {
             return 0
             ;;
         aciproj__subcmd__logs)
-            opts="-o -h --context --call-id --run-id --topic --query --lookback-minutes --view --format --pretty --output --help"
+            opts="-o -h --context --call-id --run-id --topic --query --lookback-minutes --capture --view --format --pretty --output --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -183,6 +183,21 @@ _aciproj() {
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --capture)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
                     fi
                     return 0
                     ;;
@@ -246,7 +261,7 @@ _aciproj() {
             return 0
             ;;
         aciproj__subcmd__rag)
-            opts="-o -h --context --call-id --run-id --query --view --format --pretty --output --help"
+            opts="-o -h --context --call-id --run-id --query --capture --view --format --pretty --output --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -285,6 +300,21 @@ _aciproj() {
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --capture)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
                     fi
                     return 0
                     ;;

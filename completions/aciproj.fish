@@ -26,8 +26,8 @@ end
 
 complete -c aciproj -n "__fish_aciproj_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_needs_command" -s V -l version -d 'Print version'
-complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "rag" -d 'Project a captured RAG knowledge-search response into the RAG contract'
-complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "logs" -d 'Project a captured Mock log-query response into the logs contract'
+complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "rag" -d 'Project a RAG knowledge-search response into the RAG contract'
+complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "logs" -d 'Project a Mock log-query response into the logs contract'
 complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "patterns" -d 'Fold raw log lines into redacted patterns (one message per line)'
 complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "redact" -d 'Redact any log stream line by line with the same rule catalogue as the logs timeline'
 complete -c aciproj -n "__fish_aciproj_needs_command" -f -a "rules" -d 'Print the redaction rule catalogue: each rule\'s id, class, placeholder, description, examples and negatives'
@@ -40,6 +40,7 @@ complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l context -d 'The 
 complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l call-id -d 'The framework\'s tool call id, echoed byte for byte (at most 128 bytes)' -r -f
 complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l run-id -d 'The run the caller believes it is in; must equal the context\'s run_id [default: the context\'s run_id]' -r -f
 complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l query -d 'The agent\'s query, passed through unchanged' -r -f
+complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l capture -d 'Also write the bytes the legacy command returned to FILE (mode 0600, atomically), when it exited 0 within its bounds: a captured response for `replay` and fixture cases [default: not kept]' -r -F
 complete -c aciproj -n "__fish_aciproj_using_subcommand rag" -l view -d 'Which view of the call to print; not with `--format mcp`, which carries its own [default: envelope]' -r -f -a "envelope\t'The canonical result or safe error, with tool, run and call ids'
 model\t'The Model Observation: only what the model needs to understand and cite'
 harness\t'The Harness Control View: counts, scope fingerprint, truncation, redactions, budget'"
@@ -54,6 +55,7 @@ complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l run-id -d 'The 
 complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l topic -d 'The logical log topic (e.g. application-logs), at most 128 bytes' -r -f
 complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l query -d 'The agent\'s query, passed through unchanged' -r -f
 complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l lookback-minutes -d 'How far back the window reaches from the run\'s `now`, 1 to 10080 [default: 60]' -r -f
+complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l capture -d 'Also write the bytes the legacy command returned to FILE (mode 0600, atomically), when it exited 0 within its bounds: a captured response for `replay` and fixture cases [default: not kept]' -r -F
 complete -c aciproj -n "__fish_aciproj_using_subcommand logs" -l view -d 'Which view of the call to print; not with `--format mcp`, which carries its own [default: envelope]' -r -f -a "envelope\t'The canonical result or safe error, with tool, run and call ids'
 model\t'The Model Observation: only what the model needs to understand and cite'
 harness\t'The Harness Control View: counts, scope fingerprint, truncation, redactions, budget'"

@@ -12,10 +12,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use aciproj::boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
+use aciproj::boundary::{
+    CallOutcome, LegacyCommand, LegacySource, ToolBoundary, ToolCall, ToolRequest,
+};
 use aciproj::cli::{
-    CallArgs, CheckArgs, Cli, Command, Format, LedgerCommand, LedgerVerifyArgs, OutputArgs,
-    PatternsArgs, RedactArgs, ReplayArgs, RulesArgs, SchemaArgs,
+    CallArgs, CheckArgs, Cli, Command, Format, LedgerCommand, LedgerVerifyArgs, LiveArgs,
+    OutputArgs, PatternsArgs, RedactArgs, ReplayArgs, RulesArgs, SchemaArgs,
 };
 use aciproj::context::RunContext;
 use aciproj::error::{ErrorCode, ToolError, exit, os_reason};
@@ -44,7 +46,8 @@ fn run(cli: Cli) -> u8 {
     match cli.command {
         Command::Rag(args) => {
             let request = ToolRequest::Rag { query: args.query };
-            tool_call(args.call, request, args.response.as_deref(), &args.output)
+            let legacy = Legacy::of(args.response.as_deref(), &args.live);
+            tool_call(args.call, request, legacy, &args.output)
         }
         Command::Logs(args) => {
             aciproj::redact::warm_up_in_background();
@@ -53,7 +56,8 @@ fn run(cli: Cli) -> u8 {
                 query: args.query,
                 lookback_minutes: args.lookback_minutes,
             };
-            tool_call(args.call, request, args.response.as_deref(), &args.output)
+            let legacy = Legacy::of(args.response.as_deref(), &args.live);
+            tool_call(args.call, request, legacy, &args.output)
         }
         Command::Patterns(args) => {
             aciproj::redact::warm_up_in_background();
@@ -197,18 +201,50 @@ fn usage_error(subcommand: &str, message: &str) -> u8 {
     exit::USAGE
 }
 
-fn tool_call(
-    args: CallArgs,
-    request: ToolRequest,
-    response: Option<&Path>,
-    out: &OutputArgs,
-) -> u8 {
-    let context_on_stdin = is_stream(&args.context);
-    let response_on_stdin = response.is_none_or(is_stream);
-    if context_on_stdin && response_on_stdin {
+/// Where a tool call's legacy response comes from, as the command line gave it.
+enum Legacy<'a> {
+    /// A file, or standard input for none or `-`; and a `--capture` given without a command.
+    Captured(Option<&'a Path>, bool),
+    /// The command after `--`, and where to keep what it returned.
+    Live {
+        command: &'a [std::ffi::OsString],
+        capture: Option<&'a Path>,
+    },
+}
+
+impl<'a> Legacy<'a> {
+    fn of(response: Option<&'a Path>, live: &'a LiveArgs) -> Self {
+        match live.command.as_slice() {
+            [] => Legacy::Captured(response, live.capture.is_some()),
+            command => Legacy::Live {
+                command,
+                capture: live.capture.as_deref(),
+            },
+        }
+    }
+
+    fn on_stdin(&self) -> bool {
+        matches!(self, Legacy::Captured(r, _) if r.is_none_or(is_stream))
+    }
+
+    fn stray_capture(&self) -> bool {
+        matches!(self, Legacy::Captured(_, true))
+    }
+}
+
+fn tool_call(args: CallArgs, request: ToolRequest, legacy: Legacy<'_>, out: &OutputArgs) -> u8 {
+    if legacy.stray_capture() {
         return usage_error(
             request.tool().name(),
-            "`--context -` reads the run context from standard input, so RESPONSE must be a file",
+            "`--capture` keeps what a live legacy command returned: give the command after `--`",
+        );
+    }
+    let context_on_stdin = is_stream(&args.context);
+    if context_on_stdin && legacy.on_stdin() {
+        return usage_error(
+            request.tool().name(),
+            "`--context -` reads the run context from standard input, so RESPONSE must be a file \
+             (or the legacy command follow `--`)",
         );
     }
     if out.format == Format::Mcp && out.view.is_some() {
@@ -228,12 +264,20 @@ fn tool_call(
         let run = call.run_id.clone().or(context_run);
         CallOutcome::failed(tool, run, Some(call.tool_call_id.clone()), e)
     };
-    // The output file is prepared before the call so an unwritable destination fails before a
-    // record is appended to the ledger.
+    // The output file (and the capture file) is prepared before the call so an unwritable
+    // destination fails before a record is appended to the ledger or the command is started.
     let target = out.output.as_deref().filter(|p| !is_stream(p));
     let staged = match target.map(StagedOutput::create).transpose() {
         Ok(s) => s,
         Err(e) => return deliver(&failed(e, None), out, None),
+    };
+    let capture_target = match &legacy {
+        Legacy::Live { capture, .. } => *capture,
+        Legacy::Captured(..) => None,
+    };
+    let mut capture = match capture_target.map(Capture::create).transpose() {
+        Ok(c) => c,
+        Err(e) => return deliver(&failed(e, None), out, staged),
     };
     let context = if context_on_stdin {
         // A ledger named by a context on standard input is relative to the current folder.
@@ -247,12 +291,128 @@ fn tool_call(
     };
     // The command line owns its process, so a logs call may use the second core.
     let mut boundary = ToolBoundary::new(context).parallel(true);
-    let legacy = match response {
-        Some(p) if !is_stream(p) => LegacySource::File(p),
-        _ => LegacySource::Stdin,
+    let outcome = match legacy {
+        Legacy::Captured(Some(p), _) if !is_stream(p) => {
+            boundary.execute(&call, LegacySource::File(p))
+        }
+        Legacy::Captured(..) => boundary.execute(&call, LegacySource::Stdin),
+        Legacy::Live { command, .. } => {
+            let (program, args) = command.split_first().expect("a live command is not empty");
+            let mut command = LegacyCommand::new(program, args);
+            if let Some(c) = capture.as_mut() {
+                command = command.capture(c);
+            }
+            boundary.execute(&call, LegacySource::Live(&mut command))
+        }
     };
-    let outcome = boundary.execute(&call, legacy);
-    deliver(&outcome, out, staged)
+    let kept = capture.map(|c| c.keep(&outcome)).unwrap_or(Ok(()));
+    let code = deliver(&outcome, out, staged);
+    match kept {
+        Ok(()) => code,
+        Err(e) => {
+            diagnose(&e);
+            exit::INPUT
+        }
+    }
+}
+
+/// The `--capture` file: a temporary file (mode 0600) beside the target, renamed into place
+/// only when the command's output is its whole answer (it exited 0 within its bounds), so a
+/// capture never holds a cut-off response that replay would read as the tool's.
+struct Capture {
+    temp: tempfile::NamedTempFile,
+    target: PathBuf,
+    /// The first failed write: the capture is then not kept.
+    failed: Option<std::io::Error>,
+}
+
+impl Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let written = self.temp.write(buf);
+        if let Err(e) = &written {
+            self.failed
+                .get_or_insert_with(|| std::io::Error::new(e.kind(), os_reason(e)));
+        }
+        written
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.temp.flush()
+    }
+}
+
+fn capture_unwritable(target: &Path, reason: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::OutputUnwritable,
+        "the capture file cannot be written",
+    )
+    .with_diagnostic(format!(
+        "cannot write the capture file {}: {reason}",
+        target.display()
+    ))
+}
+
+impl Capture {
+    fn create(target: &Path) -> Result<Self, ToolError> {
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if target.is_dir() {
+            return Err(capture_unwritable(target, "Is a directory"));
+        }
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".aciproj-capture-");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // The response may hold secrets the projection redacts: owner only, whatever the
+            // umask.
+            builder.permissions(std::fs::Permissions::from_mode(0o600));
+        }
+        let temp = builder
+            .tempfile_in(dir)
+            .map_err(|e| capture_unwritable(target, &os_reason(&e)))?;
+        Ok(Self {
+            temp,
+            target: target.to_owned(),
+            failed: None,
+        })
+    }
+
+    /// Renames the capture into place when the command's output was its whole answer; otherwise
+    /// the temporary file is removed and the target left as it was.
+    fn keep(mut self, outcome: &CallOutcome) -> Result<(), ToolError> {
+        let control = outcome.control_view();
+        let stopped = control.error.is_some_and(|e| {
+            matches!(
+                e.code,
+                ErrorCode::LegacyTimeout
+                    | ErrorCode::LegacyFailed
+                    | ErrorCode::ResponseTooLarge
+                    | ErrorCode::LegacyCommandUnavailable
+            )
+        });
+        if control.legacy_exit != Some(0) || stopped {
+            if control.legacy_exit.is_some() {
+                eprintln!(
+                    "aciproj: the capture file {} was not written: the legacy command's output \
+                     is not a whole answer",
+                    self.target.display()
+                );
+            }
+            return Ok(());
+        }
+        let target = self.target.clone();
+        let fail = |e: std::io::Error| capture_unwritable(&target, &os_reason(&e));
+        if let Some(e) = self.failed.take() {
+            return Err(fail(e));
+        }
+        self.temp.flush().map_err(fail)?;
+        self.temp.as_file().sync_all().map_err(fail)?;
+        self.temp.persist(&self.target).map_err(|e| fail(e.error))?;
+        Ok(())
+    }
 }
 
 /// The one-line diagnostic of a failed call: the operator's detail (a path and the operating

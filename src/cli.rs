@@ -5,6 +5,7 @@
 //! flag documented here is documented everywhere. Nothing here does work: the binary's `app` module
 //! turns the parsed arguments into library calls.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueHint};
@@ -18,8 +19,10 @@ Exit codes:
   1  unexpected internal error (a bug); a safe error JSON is still printed
   2  usage error
   3  preflight rejected the call; the legacy response was not read
-  4  ERROR from the legacy response or the projector (failure flag, malformed, unusable)
-  5  the tool's own input is unusable: run context, response path, ledger or output";
+  4  ERROR from the legacy response or the projector (failure flag, malformed, unusable; a
+     live command's timeout, oversized output or non-zero exit)
+  5  the tool's own input is unusable: run context, response path, a legacy command that
+     cannot be started, ledger or output";
 
 /// The boundary between an LLM agent and legacy ops tools: bounded, redacted, citable evidence.
 #[derive(Debug, Parser)]
@@ -33,7 +36,8 @@ Exit codes:
 #[command(
     long_about = "aciproj reads a captured legacy response (a RAG knowledge search, a Mock log \
 query) and a run context, runs the boundary's preflight checks (run ownership, authorization, \
-read-only, duplicate, budget, size), and writes a bounded, redacted ACI result or a safe error. \
+read-only, duplicate, budget, size), and writes a bounded, redacted ACI result or a safe error; \
+given a live legacy command after `--`, it starts it only once preflight admitted the call. \
 Standard output carries only JSON; diagnostics go to standard error. The exit codes below are \
 those of the tool calls (rag); check, replay, schema and ledger document their own."
 )]
@@ -46,20 +50,22 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Project a captured RAG knowledge-search response into the RAG contract.
+    /// Project a RAG knowledge-search response into the RAG contract.
     ///
     /// Reads the run context and, once preflight admits the call, the captured response (either
-    /// legacy shape: the context-pack object or the older bare array), and prints the bounded
-    /// evidence (document id, source, title, breadcrumb, an exact excerpt) or a safe error. Scores,
-    /// traces and full document bodies never reach the output.
+    /// legacy shape: the context-pack object or the older bare array), or runs the live legacy
+    /// command given after `--` and reads its output, and prints the bounded evidence (document
+    /// id, source, title, breadcrumb, an exact excerpt) or a safe error. Scores, traces and full
+    /// document bodies never reach the output.
     #[command(
         after_help = EXIT_CODES_HELP,
         after_long_help = with_examples(EXIT_CODES_HELP, RAG_EXAMPLES)
     )]
     Rag(RagArgs),
-    /// Project a captured Mock log-query response into the logs contract.
+    /// Project a Mock log-query response into the logs contract.
     ///
-    /// Streams the `logs` array entry by entry, redacts every message (secrets, tokens, hosts,
+    /// Reads a captured response, or runs the live legacy command given after `--` once
+    /// preflight admits the call. Streams the `logs` array entry by entry, redacts every message (secrets, tokens, hosts,
     /// pods, IPs, e-mail addresses, SQL literals, stacks) before templating or cutting it, folds
     /// the entries into patterns and picks a bounded timeline. The scope echoes the request, with
     /// the window `[now - lookback, now]` on the run's clock.
@@ -165,7 +171,8 @@ Examples:
   aciproj rag --context fixtures/contexts/active.json --call-id call_1 \\
       --query 'Redis 内存碎片' fixtures/rag/redis-fragmentation-snake.json
   aciproj rag --context run.json --call-id call_2 --query q --view model < response.json
-  aciproj rag --context - --call-id call_3 --query q response.json < run.json";
+  aciproj rag --context - --call-id call_3 --query q response.json < run.json
+  aciproj rag --context run.json --call-id call_4 --query q -- kb-search --q {query}";
 
 /// Examples of `logs`.
 pub const LOGS_EXAMPLES: &str = "\
@@ -174,7 +181,10 @@ Examples:
       --topic application-logs --query 'payment timeout' --lookback-minutes 30 \\
       fixtures/logs/application-logs.json --pretty
   aciproj logs --context run.json --call-id call_10 --topic system-events --query oom \\
-      --format mcp -o result.json response.json";
+      --format mcp -o result.json response.json
+  aciproj logs --context fixtures/contexts/active.json --call-id call_11 \\
+      --topic application-logs --query timeout --capture captured.json \\
+      -- fixtures/bin/mock-logs {topic} {query}";
 
 /// Examples of `patterns`.
 pub const PATTERNS_EXAMPLES: &str = "\
@@ -271,6 +281,28 @@ pub struct OutputArgs {
     pub output: Option<PathBuf>,
 }
 
+/// A live legacy tool instead of a captured response.
+#[derive(Debug, Args)]
+pub struct LiveArgs {
+    /// Also write the bytes the legacy command returned to FILE (mode 0600, atomically), when it
+    /// exited 0 within its bounds: a captured response for `replay` and fixture cases
+    /// [default: not kept].
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub capture: Option<PathBuf>,
+    /// The live legacy tool, after `--`: started without a shell once preflight admitted the
+    /// call; its standard output is the response (at most max_response_bytes, within
+    /// `limits.<tool>.legacy_timeout_ms`, exit status 0), its standard error is only counted. An
+    /// argument may hold {query}, {topic}, {lookback_minutes}, {call_id}, {run_id}, each
+    /// replaced inside that one argument [default: read RESPONSE].
+    #[arg(
+        last = true,
+        value_name = "CMD",
+        value_hint = ValueHint::CommandWithArguments,
+        conflicts_with = "response"
+    )]
+    pub command: Vec<OsString>,
+}
+
 /// `aciproj rag`.
 #[derive(Debug, Args)]
 pub struct RagArgs {
@@ -280,9 +312,13 @@ pub struct RagArgs {
     /// The agent's query, passed through unchanged.
     #[arg(long, value_name = "TEXT", value_hint = ValueHint::Other)]
     pub query: String,
-    /// The captured legacy response file; `-` reads standard input [default: standard input].
+    /// The captured legacy response file; `-` reads standard input [default: standard input,
+    /// unless a command follows `--`].
     #[arg(value_name = "RESPONSE", value_hint = ValueHint::FilePath)]
     pub response: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub live: LiveArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub output: OutputArgs,
@@ -308,9 +344,13 @@ pub struct LogsArgs {
         value_hint = ValueHint::Other
     )]
     pub lookback_minutes: Option<i64>,
-    /// The captured legacy response file; `-` reads standard input [default: standard input].
+    /// The captured legacy response file; `-` reads standard input [default: standard input,
+    /// unless a command follows `--`].
     #[arg(value_name = "RESPONSE", value_hint = ValueHint::FilePath)]
     pub response: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub live: LiveArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub output: OutputArgs,

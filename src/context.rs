@@ -107,6 +107,9 @@ impl Default for Budget {
     }
 }
 
+/// How long a live legacy command may run by default: 30 s.
+pub const DEFAULT_LEGACY_TIMEOUT_MS: u64 = 30_000;
+
 /// The bounds of the RAG projection, in UTF-8 bytes or items (SPEC §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -115,6 +118,8 @@ pub struct RagLimits {
     pub max_query_bytes: usize,
     /// The legacy response.
     pub max_response_bytes: u64,
+    /// How long a live legacy command may run before its process group is killed (ms).
+    pub legacy_timeout_ms: u64,
     /// Evidence items.
     pub max_evidence: usize,
     /// One excerpt.
@@ -130,6 +135,7 @@ impl Default for RagLimits {
         Self {
             max_query_bytes: 2048,
             max_response_bytes: 256 * 1024 * 1024,
+            legacy_timeout_ms: DEFAULT_LEGACY_TIMEOUT_MS,
             max_evidence: 5,
             max_excerpt_bytes: 1000,
             max_field_bytes: 256,
@@ -148,6 +154,8 @@ pub struct LogsLimits {
     pub max_topic_bytes: usize,
     /// The legacy response.
     pub max_response_bytes: u64,
+    /// How long a live legacy command may run before its process group is killed (ms).
+    pub legacy_timeout_ms: u64,
     /// A service name.
     pub max_field_bytes: usize,
     /// Patterns.
@@ -170,6 +178,7 @@ impl Default for LogsLimits {
             max_query_bytes: 2048,
             max_topic_bytes: 128,
             max_response_bytes: 256 * 1024 * 1024,
+            legacy_timeout_ms: DEFAULT_LEGACY_TIMEOUT_MS,
             max_field_bytes: 64,
             max_patterns: 20,
             max_pattern_bytes: 240,
@@ -580,6 +589,8 @@ fn validate_limits(limits: &Limits) -> Result<(), ToolError> {
     for (name, value) in [
         ("limits.rag.max_response_bytes", rag.max_response_bytes),
         ("limits.logs.max_response_bytes", logs.max_response_bytes),
+        ("limits.rag.legacy_timeout_ms", rag.legacy_timeout_ms),
+        ("limits.logs.legacy_timeout_ms", logs.legacy_timeout_ms),
     ] {
         if value == 0 {
             return Err(ToolError::naming(

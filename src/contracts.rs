@@ -585,6 +585,15 @@ pub struct ControlView {
     /// Only when the context keeps a ledger file and the call was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ledger_head: Option<String>,
+    /// A live legacy command's exit status, once it was started (absent for a response read from
+    /// a file, standard input or memory): its exit code, or 128 + the signal that ended it, as a
+    /// shell's `$?` (137 after the boundary killed it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy_exit: Option<i32>,
+    /// How many bytes the live legacy command wrote to its standard error (never their content,
+    /// which reaches no view); absent when no command ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy_stderr_bytes: Option<u64>,
 }
 
 /// One line of the ledger: the canonical record of an admitted call (SPEC §6). Also the shape of

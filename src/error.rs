@@ -24,10 +24,11 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// Preflight rejected the call; the legacy response was not read.
     pub const PREFLIGHT: u8 = 3;
-    /// `ERROR` from the legacy response or the projector.
+    /// `ERROR` from the legacy response or the projector; a live command's timeout, oversized
+    /// output or non-zero exit.
     pub const LEGACY: u8 = 4;
-    /// The tool's own input is unusable: run context, a response path that cannot be opened,
-    /// ledger or output.
+    /// The tool's own input is unusable: run context, a response path that cannot be opened, a
+    /// legacy command that cannot be started, ledger or output.
     pub const INPUT: u8 = 5;
 }
 
@@ -94,7 +95,8 @@ error_codes! {
     BudgetExhausted => "BUDGET_EXHAUSTED", Preflight, PREFLIGHT;
     /// The request is larger than its byte bounds.
     RequestTooLarge => "REQUEST_TOO_LARGE", Preflight, PREFLIGHT;
-    /// The legacy response is larger than `max_response_bytes`.
+    /// The legacy response is larger than `max_response_bytes` (a live command's output past it
+    /// is the same code at the legacy stage, exit 4: see [`ToolError::at_stage`]).
     ResponseTooLarge => "RESPONSE_TOO_LARGE", Preflight, PREFLIGHT;
     /// The legacy tool reported failure.
     LegacyFailure => "LEGACY_FAILURE", Legacy, LEGACY;
@@ -102,11 +104,19 @@ error_codes! {
     LegacyMalformed => "LEGACY_MALFORMED", Legacy, LEGACY;
     /// The legacy response could not be read.
     ResponseUnreadable => "RESPONSE_UNREADABLE", Legacy, LEGACY;
+    /// A live legacy command did not finish within `legacy_timeout_ms`; its process group was
+    /// killed.
+    LegacyTimeout => "LEGACY_TIMEOUT", Legacy, LEGACY;
+    /// A live legacy command exited with a non-zero status (or was ended by a signal).
+    LegacyFailed => "LEGACY_FAILED", Legacy, LEGACY;
     /// The response could not be projected into the contract.
     ProjectionFailed => "PROJECTION_FAILED", Projection, LEGACY;
     /// The legacy response *file* cannot be opened (missing, a directory, no permission): the
     /// caller's own input, so the call is not recorded and its id stays unused.
     ResponseFileUnavailable => "RESPONSE_FILE_UNAVAILABLE", Input, INPUT;
+    /// A live legacy command cannot be started (not found, not executable): the caller's own
+    /// input, like a mistyped response path, so the call is not recorded.
+    LegacyCommandUnavailable => "LEGACY_COMMAND_UNAVAILABLE", Input, INPUT;
     /// The run context is unreadable or invalid.
     InvalidContext => "INVALID_CONTEXT", Input, INPUT;
     /// The ledger cannot be created, locked, read or written.
@@ -139,6 +149,8 @@ pub struct ToolError {
     code: ErrorCode,
     message: String,
     diagnostic: Option<String>,
+    /// The stage, when it is not the code's own (see [`ToolError::at_stage`]).
+    stage: Option<Stage>,
 }
 
 impl ToolError {
@@ -199,7 +211,16 @@ impl ToolError {
             code,
             message,
             diagnostic: None,
+            stage: None,
         }
+    }
+
+    /// The same error at another stage than its code's own, with that stage's exit code: the
+    /// output of a live legacy command that grows past `max_response_bytes` is
+    /// `RESPONSE_TOO_LARGE` found while reading (legacy, exit 4), not by preflight.
+    pub fn at_stage(mut self, stage: Stage) -> Self {
+        self.stage = (stage != self.code.stage()).then_some(stage);
+        self
     }
 
     /// The same error with an operator diagnostic for standard error (never for the agent):
@@ -221,7 +242,7 @@ impl ToolError {
 
     /// The stage the error belongs to.
     pub fn stage(&self) -> Stage {
-        self.code.stage()
+        self.stage.unwrap_or(self.code.stage())
     }
 
     /// The safe, human-readable message (at most [`MAX_MESSAGE_BYTES`]).
@@ -231,7 +252,12 @@ impl ToolError {
 
     /// The process exit code.
     pub fn exit_code(&self) -> u8 {
-        self.code.exit_code()
+        match self.stage {
+            None => self.code.exit_code(),
+            Some(Stage::Preflight) => exit::PREFLIGHT,
+            Some(Stage::Legacy | Stage::Projection) => exit::LEGACY,
+            Some(Stage::Input) => exit::INPUT,
+        }
     }
 }
 

@@ -16,18 +16,25 @@
 //!    (or [`ToolBoundary::with_ledger`] with a [`LedgerStore`]). By default it works on the
 //!    caller's thread only; [`ToolBoundary::parallel`] lets a logs call use a second core.
 //! 3. **Execute each [`ToolCall`]** (a [`ToolRequest`] for `rag` or `logs`, the framework's call
-//!    id) with the captured legacy response as a [`LegacySource`]. Preflight runs first, in one
-//!    fixed order (run, ownership, authorization, read-only, duplicate, budget, size); only an
-//!    admitted call reads the response. Duplicates and budgets count across the calls of one
-//!    boundary, and every admitted call is appended to the hash-chained ledger.
-//! 4. **Pick a view of the [`CallOutcome`]:** [`CallOutcome::envelope`] (result or safe error,
+//!    id) with the legacy response as a [`LegacySource`]: captured (a file, standard input,
+//!    bytes) or live. Preflight runs first, in one fixed order (run, ownership, authorization,
+//!    read-only, duplicate, budget, size); only an admitted call reads the response. Duplicates
+//!    and budgets count across the calls of one boundary, and every admitted call is appended to
+//!    the hash-chained ledger.
+//! 4. **Or let the boundary call the legacy tool itself:** [`LegacySource::Live`] takes a
+//!    [`boundary::LegacyTool`], started only once preflight admitted the call, so a refused call
+//!    never reaches the legacy side. [`boundary::LegacyCommand`] runs a program without a shell
+//!    (what `aciproj logs … -- CMD` does: bounded output, a timeout that kills its process
+//!    group, its stderr only counted); implement the trait for your own transport, an HTTP
+//!    client say, and keep the same bounds, ledger record and views.
+//! 5. **Pick a view of the [`CallOutcome`]:** [`CallOutcome::envelope`] (result or safe error,
 //!    with ids), [`CallOutcome::model_observation`] (what the model may see and cite) and
 //!    [`CallOutcome::control_view`] (counts, scope fingerprint, [`contracts::Truncation`],
 //!    redactions, budget, ledger head). [`render::document`] gives the same bytes the CLI
 //!    prints, plain or as an MCP `CallToolResult` ([`Format::Mcp`]).
-//! 5. **Map errors by code, not by text:** [`ErrorCode`] is the stable ACI code,
+//! 6. **Map errors by code, not by text:** [`ErrorCode`] is the stable ACI code,
 //!    [`CallOutcome::exit_code`] the CLI's exit code, and a failure's message is safe to show.
-//! 6. **Audit afterwards** with the operator calls: [`verify_ledger`] (is the hash chain
+//! 7. **Audit afterwards** with the operator calls: [`verify_ledger`] (is the hash chain
 //!    intact?), [`replay_incident`] (re-run a captured incident through a fresh in-memory
 //!    ledger) and [`run_check`] (fixture cases).
 //!
@@ -36,7 +43,9 @@
 //! ## What a library call never does unless asked
 //!
 //! No call starts a thread, changes CPU affinity, installs a panic hook, reads the wall clock
-//! or the environment. Those belong to whoever owns the process: the binary installs its
+//! or the environment. (A [`boundary::LegacyCommand`] starts the process it was given, in a
+//! group of its own, and reads it on the caller's thread; the process inherits the caller's
+//! environment and folder.) Those belong to whoever owns the process: the binary installs its
 //! panic hook, turns [`ToolBoundary::parallel`] on and starts
 //! [`redact::warm_up_in_background`]. Modules marked hidden (the clap definitions, the readers,
 //! projectors and miners) are public only for the binary, the tests, the benchmarks and the fuzz

@@ -85,16 +85,29 @@ fn render_exit_status(cmd: &Command, out: &mut Vec<u8>) {
     let Some(after) = cmd.get_after_help().map(ToString::to_string) else {
         return;
     };
-    let codes: Vec<(&str, &str)> = after
+    // A code's meaning may wrap onto indented lines that start with no code: they are its own.
+    let mut codes: Vec<(&str, String)> = Vec::new();
+    for line in after
         .lines()
-        .filter_map(|line| {
-            let line = line.trim_start();
-            let (code, meaning) = line.split_once(char::is_whitespace)?;
-            code.bytes()
-                .all(|b| b.is_ascii_digit())
-                .then(|| (code, meaning.trim()))
-        })
-        .collect();
+        .skip_while(|l| !l.starts_with("Exit codes:"))
+        .skip(1)
+    {
+        let line = line.trim_start();
+        if line.is_empty() {
+            break;
+        }
+        let coded = line
+            .split_once(char::is_whitespace)
+            .filter(|(code, _)| code.bytes().all(|b| b.is_ascii_digit()));
+        match (coded, codes.last_mut()) {
+            (Some((code, meaning)), _) => codes.push((code, meaning.trim().to_owned())),
+            (None, Some((_, meaning))) => {
+                meaning.push(' ');
+                meaning.push_str(line);
+            }
+            (None, None) => {}
+        }
+    }
     if codes.is_empty() {
         return;
     }

@@ -8,6 +8,7 @@
 pub mod arguments;
 pub mod chain;
 pub mod ledger;
+pub mod live;
 pub(crate) mod preflight;
 pub(crate) mod scope;
 
@@ -26,6 +27,7 @@ use crate::legacy::logs::ReadFailure;
 use crate::project::{self, Projection};
 
 pub use ledger::LedgerStore;
+pub use live::{LegacyCommand, LegacyResponse, LegacyTool, LiveCall, LiveEnd};
 use preflight::{Admission, History};
 
 /// A tool's business request: only the logical fields the seeds allow.
@@ -68,8 +70,12 @@ pub struct ToolCall {
     pub request: ToolRequest,
 }
 
-/// Where the captured legacy response comes from.
-#[derive(Debug, Clone, Copy)]
+/// Where the legacy response comes from: captured (a file, standard input, bytes) or live.
+///
+/// `Live` is the extension point: the boundary starts the [`LegacyTool`] only once preflight
+/// admitted the call, so a refused call never reaches the legacy side. [`LegacyCommand`] runs a
+/// program (what `aciproj rag|logs … -- CMD` does); a harness implements [`LegacyTool`] for its
+/// own transport (an HTTP client) and gets the same bounds, ledger record and views.
 pub enum LegacySource<'a> {
     /// A file; only its length is looked at before preflight passes.
     File(&'a Path),
@@ -77,6 +83,31 @@ pub enum LegacySource<'a> {
     Stdin,
     /// Bytes already in memory.
     Bytes(&'a [u8]),
+    /// A live legacy tool, started after preflight admitted the call.
+    Live(&'a mut dyn LegacyTool),
+}
+
+impl std::fmt::Debug for LegacySource<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::File(path) => f.debug_tuple("File").field(path).finish(),
+            Self::Stdin => f.write_str("Stdin"),
+            Self::Bytes(bytes) => f.debug_tuple("Bytes").field(&bytes.len()).finish(),
+            Self::Live(tool) => f.debug_tuple("Live").field(&tool.describe()).finish(),
+        }
+    }
+}
+
+impl LegacySource<'_> {
+    /// How a diagnostic names where the response came from (the path is the operator's own).
+    fn described(&self) -> String {
+        match self {
+            LegacySource::File(path) => format!(" {}", path.display()),
+            LegacySource::Stdin => " on standard input".to_owned(),
+            LegacySource::Bytes(_) => String::new(),
+            LegacySource::Live(tool) => format!(" from {}", tool.describe()),
+        }
+    }
 }
 
 /// The finished call: its result or safe error, and the harness's control view.
@@ -113,6 +144,8 @@ impl CallOutcome {
             observation_bytes: 0,
             budget: None,
             ledger_head: None,
+            legacy_exit: None,
+            legacy_stderr_bytes: None,
         };
         let pending = Err(ToolError::new(
             ErrorCode::InternalError,
@@ -353,9 +386,24 @@ impl ToolBoundary {
             }
         };
         drop(history);
-        // A response path that cannot be opened is the caller's mistake, not the legacy tool's
-        // answer: the call is not recorded, so the same call id works once the path is right.
-        let opened = match Opened::open(legacy) {
+        let source = legacy.described();
+        let live = LiveCall {
+            call,
+            run_id: &context.run_id,
+            lookback_minutes: admission.logs_scope.as_ref().map(|s| s.lookback_minutes),
+            timeout: std::time::Duration::from_millis(match call.request.tool() {
+                Tool::Rag => context.limits.rag.legacy_timeout_ms,
+                Tool::Logs => context.limits.logs.legacy_timeout_ms,
+            }),
+            max_response_bytes: match call.request.tool() {
+                Tool::Rag => context.limits.rag.max_response_bytes,
+                Tool::Logs => context.limits.logs.max_response_bytes,
+            },
+        };
+        // A response path that cannot be opened, or a command that cannot be started, is the
+        // caller's mistake, not the legacy tool's answer: the call is not recorded, so the same
+        // call id works once the path or command is right.
+        let mut opened = match Opened::open(legacy, &live) {
             Ok(o) => o,
             Err(e) => {
                 outcome.finish(Err(e));
@@ -366,8 +414,22 @@ impl ToolBoundary {
         outcome.control.scope_fingerprint = Some(admission.fingerprint.clone());
         outcome.control.duplicate_of = admission.duplicate_of.clone();
 
-        let projected = run_projection(context, call, &admission, opened, self.parallel)
-            .map_err(|e| with_source(e, legacy));
+        let projected = run_projection(context, call, &admission, &mut opened, self.parallel);
+        let projected = match opened {
+            // How the tool ended outranks what its bytes gave: a failed command's output is
+            // not its answer.
+            Opened::Live(response) => {
+                let end = response.finish();
+                outcome.control.legacy_exit = end.exit;
+                outcome.control.legacy_stderr_bytes = end.stderr_bytes;
+                match end.error {
+                    Some(e) => Err(e),
+                    None => projected,
+                }
+            }
+            _ => projected,
+        }
+        .map_err(|e| with_source(e, &source));
         let result = projected.map(|p| {
             outcome.control.truncation = p.truncation;
             outcome.control.redactions = p.redactions;
@@ -443,7 +505,7 @@ fn run_projection(
     context: &RunContext,
     call: &ToolCall,
     admission: &Admission,
-    legacy: Opened<'_>,
+    legacy: &mut Opened<'_>,
     parallel: bool,
 ) -> Result<Projection, ToolError> {
     match &call.request {
@@ -530,28 +592,25 @@ fn prefix_diagnostic(e: ToolError, subject: &str) -> ToolError {
     }
 }
 
-/// Names where the response came from in a diagnostic (the path is the operator's own).
-fn with_source(e: ToolError, legacy: LegacySource<'_>) -> ToolError {
-    let source = match legacy {
-        LegacySource::File(path) => format!(" {}", path.display()),
-        LegacySource::Stdin => " on standard input".to_owned(),
-        LegacySource::Bytes(_) => String::new(),
-    };
-    match e.diagnostic().map(|d| d.replacen("{source}", &source, 1)) {
+/// Names where the response came from in a diagnostic, as [`LegacySource::described`] says.
+fn with_source(e: ToolError, source: &str) -> ToolError {
+    match e.diagnostic().map(|d| d.replacen("{source}", source, 1)) {
         Some(d) => e.with_diagnostic(d),
         None => e,
     }
 }
 
-/// The response after preflight admitted the call: a file is opened here, once.
+/// The response after preflight admitted the call: a file is opened here, once; a live tool is
+/// started here, once.
 enum Opened<'a> {
     File(std::fs::File, &'a Path, u64),
     Stdin,
     Bytes(&'a [u8]),
+    Live(Box<dyn LegacyResponse + 'a>),
 }
 
 impl<'a> Opened<'a> {
-    fn open(legacy: LegacySource<'a>) -> Result<Self, ToolError> {
+    fn open(legacy: LegacySource<'a>, live: &LiveCall<'_>) -> Result<Self, ToolError> {
         let unavailable = |path: &Path, reason: String| {
             ToolError::new(
                 ErrorCode::ResponseFileUnavailable,
@@ -574,6 +633,7 @@ impl<'a> Opened<'a> {
             }
             LegacySource::Stdin => Opened::Stdin,
             LegacySource::Bytes(bytes) => Opened::Bytes(bytes),
+            LegacySource::Live(tool) => Opened::Live(tool.start(live)?),
         })
     }
 
@@ -584,11 +644,12 @@ impl<'a> Opened<'a> {
         }
     }
 
-    fn reader(self) -> Box<dyn Read + 'a> {
+    fn reader(&mut self) -> Box<dyn Read + '_> {
         match self {
             Opened::File(file, _, _) => Box::new(file),
             Opened::Stdin => Box::new(std::io::stdin().lock()),
-            Opened::Bytes(bytes) => Box::new(bytes),
+            Opened::Bytes(bytes) => Box::new(*bytes),
+            Opened::Live(response) => Box::new(response),
         }
     }
 }
@@ -602,9 +663,9 @@ fn unreadable() -> ToolError {
 }
 
 /// Reads the whole response, refusing more than `cap` bytes.
-fn read_capped(legacy: Opened<'_>, cap: u64) -> Result<Vec<u8>, ToolError> {
+fn read_capped(legacy: &mut Opened<'_>, cap: u64) -> Result<Vec<u8>, ToolError> {
     // Sized from the file up front: growing by doubling would briefly hold twice the response.
-    let expected = match &legacy {
+    let expected = match &*legacy {
         Opened::File(_, _, len) => (*len).min(cap),
         _ => 0,
     };

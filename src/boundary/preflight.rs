@@ -334,7 +334,8 @@ fn check_size(
         // Only the file system is asked; the file is not opened.
         LegacySource::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
         LegacySource::Bytes(bytes) => Some(bytes.len() as u64),
-        LegacySource::Stdin => None,
+        // Known only by reading: the stream is cut at the bound.
+        LegacySource::Stdin | LegacySource::Live(_) => None,
     };
     if response_len.is_some_and(|len| len > response_max) {
         return Err(reject(

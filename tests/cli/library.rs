@@ -164,3 +164,107 @@ fn operator_calls_run_in_process_and_match_the_command_line() {
     let missing = aciproj::verify_ledger(Path::new("/nonexistent/aciproj/ledger.jsonl"), None);
     assert!(missing.is_err());
 }
+
+/// A harness's own legacy tool (here a stand-in for an HTTP client) behind the boundary: started
+/// only for an admitted call, its `finish` outranks its bytes, and a tool that cannot be reached
+/// uses nothing up.
+#[test]
+fn a_harness_tool_is_started_only_for_admitted_calls() {
+    use aciproj::boundary::{LegacyResponse, LegacyTool, LiveCall, LiveEnd};
+    use aciproj::{ErrorCode, ToolError};
+
+    struct Http {
+        starts: usize,
+        status: u16,
+    }
+    struct Body(std::io::Cursor<&'static [u8]>, u16);
+    impl std::io::Read for Body {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.0.read(buf)
+        }
+    }
+    impl LegacyResponse for Body {
+        fn finish(self: Box<Self>) -> LiveEnd {
+            match self.1 {
+                200 => LiveEnd::default(),
+                _ => LiveEnd::failed("HTTP 503"),
+            }
+        }
+    }
+    impl LegacyTool for Http {
+        fn start<'s>(
+            &'s mut self,
+            live: &LiveCall<'_>,
+        ) -> Result<Box<dyn LegacyResponse + 's>, ToolError> {
+            self.starts += 1;
+            assert_eq!(live.timeout.as_millis(), 30_000);
+            if self.status == 0 {
+                return Err(ToolError::new(
+                    ErrorCode::LegacyCommandUnavailable,
+                    "the legacy tool cannot be reached",
+                ));
+            }
+            let body = br#"{"success":true,"logs":[{"timestamp":"2026-11-29 09:41:07",
+                "level":"ERROR","service":"svc","message":"timeout password=hunter2"}]}"#;
+            Ok(Box::new(Body(std::io::Cursor::new(body), self.status)))
+        }
+    }
+
+    let context = RunContext::from_slice(
+        br#"{"run_id": "run-1", "status": "ACTIVE", "authorized_tools": ["logs"],
+             "now": "2026-11-29T10:00:00+08:00", "timezone": "Asia/Shanghai"}"#,
+        Path::new("."),
+    )
+    .unwrap();
+    let mut boundary = ToolBoundary::with_ledger(context, aciproj::LedgerStore::Memory(Vec::new()));
+    let call = |id: &str, tool_is_rag: bool| ToolCall {
+        tool_call_id: id.into(),
+        run_id: None,
+        request: if tool_is_rag {
+            ToolRequest::Rag { query: "q".into() }
+        } else {
+            ToolRequest::Logs {
+                topic: "app".into(),
+                query: "timeout".into(),
+                lookback_minutes: None,
+            }
+        },
+    };
+    let mut http = Http {
+        starts: 0,
+        status: 200,
+    };
+    // Refused (rag is not authorized): never started.
+    let refused = boundary.execute(&call("c0", true), LegacySource::Live(&mut http));
+    assert_eq!((refused.exit_code(), http.starts), (3, 0));
+    let ok = boundary.execute(&call("c1", false), LegacySource::Live(&mut http));
+    assert_eq!((ok.exit_code(), http.starts), (0, 1));
+    let json = serde_json::to_string(&ok.model_observation()).unwrap();
+    assert!(
+        json.contains("timeout") && !json.contains("hunter2"),
+        "{json}"
+    );
+    // No process ran: no process fields in the control view.
+    assert_eq!(ok.control_view().legacy_exit, None);
+    http.status = 503;
+    let failed = boundary.execute(&call("c2", false), LegacySource::Live(&mut http));
+    assert_eq!(failed.result().unwrap_err().code(), ErrorCode::LegacyFailed);
+    assert_eq!(failed.exit_code(), 4);
+    http.status = 0;
+    let unreachable = boundary.execute(&call("c3", false), LegacySource::Live(&mut http));
+    assert_eq!(unreachable.exit_code(), 5);
+    assert!(unreachable.ledger_record().is_none());
+    http.status = 200;
+    let again = boundary.execute(&call("c3", false), LegacySource::Live(&mut http));
+    assert_eq!(
+        again.exit_code(),
+        0,
+        "the unreachable call's id stays usable"
+    );
+    let repeated = boundary.execute(&call("c3", false), LegacySource::Live(&mut http));
+    assert_eq!(
+        (repeated.exit_code(), http.starts),
+        (3, 4),
+        "a recorded id is a duplicate"
+    );
+}

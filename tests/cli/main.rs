@@ -10,6 +10,7 @@ mod fuzz_regressions;
 mod hostile;
 mod ledger;
 mod library;
+mod live;
 mod logs;
 mod output;
 mod properties;

@@ -412,3 +412,41 @@ fn control_view_schema_lists_the_truncation_keys() {
         ]
     );
 }
+
+/// A live call's control view carries `legacy_exit` and `legacy_stderr_bytes`, READY or not,
+/// and still validates; the schema knows both fields.
+#[cfg(unix)]
+#[test]
+fn live_call_outputs_validate() {
+    let control = Validator::new("control-view");
+    let mock = crate::common::root().join("fixtures/bin/mock-logs");
+    let response = fixture("logs/application-logs.json");
+    for (command, status) in [
+        (vec![mock.to_str().unwrap(), "{topic}", "{query}"], "READY"),
+        (
+            vec!["sh", "-c", "cat \"$0\"; exit 2", response.to_str().unwrap()],
+            "ERROR",
+        ),
+    ] {
+        let base = Aci::logs(active(), "call_l", "application-logs", "timeout");
+        let harness = base
+            .clone_with(["--view", "harness", "--"])
+            .args(command.iter().copied())
+            .run()
+            .json();
+        assert_eq!(harness["status"], status, "{harness}");
+        assert!(harness["legacy_exit"].is_i64() && harness["legacy_stderr_bytes"].is_u64());
+        control.assert_valid(&harness, "a live call's harness view");
+        let mcp = base
+            .clone_with(["--format", "mcp", "--"])
+            .args(command.iter().copied())
+            .run()
+            .json();
+        control.assert_valid(
+            &mcp["_meta"]["aciproj/control"],
+            "a live call's MCP control",
+        );
+    }
+    let properties = &schema("control-view")["properties"];
+    assert!(properties["legacy_exit"].is_object() && properties["legacy_stderr_bytes"].is_object());
+}
