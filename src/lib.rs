@@ -87,6 +87,7 @@ pub mod error;
 pub mod filter;
 #[doc(hidden)]
 pub mod fold;
+pub mod junit;
 #[doc(hidden)]
 pub mod legacy;
 mod matcher;
@@ -98,6 +99,7 @@ pub mod project;
 pub mod redact;
 pub mod render;
 pub mod replay;
+pub mod report;
 pub mod schema;
 pub mod views;
 
@@ -105,7 +107,7 @@ pub use boundary::chain::{ChainReport, LedgerReadError, verify_file as verify_le
 pub use boundary::ledger::LedgerStore;
 pub use boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
 pub use bounds::Dropped;
-pub use check::{CheckOptions, CheckSummary, run as run_check};
+pub use check::{CheckFailure, CheckOptions, CheckSummary, run as run_check};
 pub use context::RunContext;
 pub use error::{ErrorCode, Stage, ToolError};
 pub use redact::Redactor;
