@@ -17,4 +17,5 @@ mod rag;
 mod readme;
 mod redact;
 mod replay;
+mod report;
 mod schema;
