@@ -172,6 +172,7 @@ td.n,th.n{text-align:right;white-space:nowrap}
 .cols{display:grid;grid-template-columns:minmax(0,7fr) minmax(240px,3fr);gap:16px;margin-top:12px}
 .cols>section{min-width:0}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:16px}
+article.call{content-visibility:auto;contain-intrinsic-size:auto 1400px}
 .model{border-right:1px solid var(--line);padding-right:16px}
 .scope{margin:8px 0 0;color:var(--muted)}
 .scope b{color:var(--fg);font-weight:600}
