@@ -7,9 +7,9 @@
 //! show nothing the boundary withheld.
 //!
 //! Trade-offs, and why:
-//! - **Written by hand, through one escaping writer.** [`Html::markup`] takes only `&'static
+//! - **Written by hand, through one escaping writer.** `Html::markup` takes only `&'static
 //!   str`, so markup is always a literal of this file; every other string goes through
-//!   [`Html::text`], which escapes `& < > " '` (safe in text and in quoted attributes alike) and
+//!   `Html::text`, which escapes `& < > " '` (safe in text and in quoted attributes alike) and
 //!   replaces the characters HTML5 calls parse errors (controls, noncharacters). No attribute is
 //!   built from a value: ids, links and classes come from indexes and fixed names (a log level
 //!   picks one of five classes; its text is never a class). A template engine would add a
