@@ -90,6 +90,7 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             break
         }
         'aciproj;check' {
+            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Also write JUnit XML to FILE, atomically, for CI test reporters: one testcase per case, named by the case''s name, a failed case''s diff in its failure element; no times, so the same cases give the same bytes [default: no JUnit file]')
             [CompletionResult]::new('--update', '--update', [CompletionResultType]::ParameterName, 'Rewrite each case''s expect.output with the actual output, keeping its other fields [default: off, only compare]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -98,6 +99,7 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
         'aciproj;replay' {
             [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Which view of each call to print, one compact JSON line per call')
             [CompletionResult]::new('--verify', '--verify', [CompletionResultType]::ParameterName, 'Also compare every replayed call with its record in this live ledger file (`-`: standard input) and the ledger''s hash chain, one line per call on standard error [default: no comparison]')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Also write an HTML incident report to FILE, atomically: one self-contained page (no script, no external asset) with every call''s model observation beside its control view, log timelines as charts, and with --verify the verdict. `-` writes it to standard output, which then carries the report instead of the JSON lines [default: no report]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -81,6 +81,7 @@ set edit:completion:arg-completer[aciproj] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;check'= {
+            cand --junit 'Also write JUnit XML to FILE, atomically, for CI test reporters: one testcase per case, named by the case''s name, a failed case''s diff in its failure element; no times, so the same cases give the same bytes [default: no JUnit file]'
             cand --update 'Rewrite each case''s expect.output with the actual output, keeping its other fields [default: off, only compare]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -88,6 +89,7 @@ set edit:completion:arg-completer[aciproj] = {|@words|
         &'aciproj;replay'= {
             cand --view 'Which view of each call to print, one compact JSON line per call'
             cand --verify 'Also compare every replayed call with its record in this live ledger file (`-`: standard input) and the ledger''s hash chain, one line per call on standard error [default: no comparison]'
+            cand --report 'Also write an HTML incident report to FILE, atomically: one self-contained page (no script, no external asset) with every call''s model observation beside its control view, log timelines as charts, and with --verify the verdict. `-` writes it to standard output, which then carries the report instead of the JSON lines [default: no report]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -72,12 +72,14 @@ complete -c aciproj -n "__fish_aciproj_using_subcommand redact" -l stats -d 'Pri
 complete -c aciproj -n "__fish_aciproj_using_subcommand redact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand rules" -l json -d 'One JSON object per rule and line (id, class, placeholder, description, keywords, examples, negatives) [default: a table]'
 complete -c aciproj -n "__fish_aciproj_using_subcommand rules" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c aciproj -n "__fish_aciproj_using_subcommand check" -l junit -d 'Also write JUnit XML to FILE, atomically, for CI test reporters: one testcase per case, named by the case\'s name, a failed case\'s diff in its failure element; no times, so the same cases give the same bytes [default: no JUnit file]' -r -F
 complete -c aciproj -n "__fish_aciproj_using_subcommand check" -l update -d 'Rewrite each case\'s expect.output with the actual output, keeping its other fields [default: off, only compare]'
 complete -c aciproj -n "__fish_aciproj_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand replay" -l view -d 'Which view of each call to print, one compact JSON line per call' -r -f -a "envelope\t'The canonical result or safe error, with tool, run and call ids'
 model\t'The Model Observation: only what the model needs to understand and cite'
 harness\t'The Harness Control View: counts, scope fingerprint, truncation, redactions, budget'"
 complete -c aciproj -n "__fish_aciproj_using_subcommand replay" -l verify -d 'Also compare every replayed call with its record in this live ledger file (`-`: standard input) and the ledger\'s hash chain, one line per call on standard error [default: no comparison]' -r -F
+complete -c aciproj -n "__fish_aciproj_using_subcommand replay" -l report -d 'Also write an HTML incident report to FILE, atomically: one self-contained page (no script, no external asset) with every call\'s model observation beside its control view, log timelines as charts, and with --verify the verdict. `-` writes it to standard output, which then carries the report instead of the JSON lines [default: no report]' -r -F
 complete -c aciproj -n "__fish_aciproj_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c aciproj -n "__fish_aciproj_using_subcommand ledger; and not __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -120,18 +120,23 @@ fn help(path: &[String]) -> u8 {
     }
 }
 
-/// `check`: 0 when every case passed, 1 otherwise.
+/// `check`: 0 when every case passed, 1 otherwise; 5 when the JUnit file cannot be written.
 fn check(args: CheckArgs) -> u8 {
     let options = aciproj::CheckOptions {
         patterns: args.patterns,
         update: args.update,
+        junit: args.junit,
     };
     let mut stdout = std::io::stdout().lock();
     match aciproj::run_check(&options, &mut stdout) {
         Ok(summary) if summary.failed == 0 => exit::READY,
         Ok(_) => exit::CASES_FAILED,
+        Err(e @ aciproj::CheckFailure::Junit { .. }) => {
+            eprintln!("aciproj: check: {e}");
+            exit::INPUT
+        }
         Err(e) => {
-            eprintln!("aciproj: check: cannot write the report: {}", os_reason(&e));
+            eprintln!("aciproj: check: {e}");
             exit::CASES_FAILED
         }
     }
@@ -146,6 +151,7 @@ fn replay(args: ReplayArgs) -> u8 {
         incident: args.incident,
         view: args.view,
         verify: args.verify,
+        report: args.report,
     };
     let replayed = aciproj::replay_incident(&options, &mut stdout, &mut stderr).map(|report| {
         match report.comparison {

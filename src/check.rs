@@ -30,6 +30,7 @@ use crate::boundary::{CallOutcome, LedgerStore, LegacySource, ToolBoundary};
 use crate::context::RunContext;
 use crate::contracts::Tool;
 use crate::error::{ErrorCode, os_reason};
+use crate::junit::TestCase;
 use crate::render;
 use crate::views::{Format, View};
 
@@ -133,6 +134,25 @@ pub struct CheckOptions {
     pub patterns: Vec<String>,
     /// Rewrite `expect.output` with the actual output.
     pub update: bool,
+    /// Also write JUnit XML here: one `testcase` per case, a failed case's diff in its
+    /// `failure`.
+    pub junit: Option<PathBuf>,
+}
+
+/// Why `check` could not finish its report.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckFailure {
+    /// The text report could not be written.
+    #[error("cannot write the report: {}", os_reason(.0))]
+    Output(#[from] std::io::Error),
+    /// The JUnit file could not be written.
+    #[error("cannot write the JUnit file {path}: {reason}")]
+    Junit {
+        /// The JUnit file.
+        path: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
 }
 
 /// How many cases passed and failed.
@@ -548,8 +568,9 @@ fn check_file(path: &Path, update: bool) -> (Option<String>, Vec<String>, bool) 
 }
 
 /// Runs every case the patterns match, writes a report to `out`, and ends it with the line
-/// `N passed, M failed`.
-pub fn run(options: &CheckOptions, out: &mut dyn Write) -> std::io::Result<CheckSummary> {
+/// `N passed, M failed`; with [`CheckOptions::junit`], also writes the JUnit file (atomically,
+/// after the text report).
+pub fn run(options: &CheckOptions, out: &mut dyn Write) -> Result<CheckSummary, CheckFailure> {
     let patterns = if options.patterns.is_empty() {
         vec![DEFAULT_CASE_GLOB.to_owned()]
     } else {
@@ -557,28 +578,49 @@ pub fn run(options: &CheckOptions, out: &mut dyn Write) -> std::io::Result<Check
     };
     let (files, pattern_problems) = expand_patterns(&patterns);
     let mut summary = CheckSummary::default();
+    let mut cases = Vec::new();
     for problem in &pattern_problems {
         writeln!(out, "FAIL {problem}")?;
         summary.failed += 1;
+        cases.push(TestCase {
+            name: problem.clone(),
+            file: problem.clone(),
+            problems: vec![problem.clone()],
+        });
     }
     for path in &files {
         let (name, problems, updated) = check_file(path, options.update);
-        let name = name.map(|n| format!(" — {n}")).unwrap_or_default();
+        let shown = name.as_ref().map(|n| format!(" — {n}")).unwrap_or_default();
         if updated {
             writeln!(out, "updated {}", path.display())?;
         }
         if problems.is_empty() {
-            writeln!(out, "ok   {}{name}", path.display())?;
+            writeln!(out, "ok   {}{shown}", path.display())?;
             summary.passed += 1;
         } else {
-            writeln!(out, "FAIL {}{name}", path.display())?;
+            writeln!(out, "FAIL {}{shown}", path.display())?;
             for p in &problems {
                 writeln!(out, "       {p}")?;
             }
             summary.failed += 1;
         }
+        let file = path.display().to_string();
+        cases.push(TestCase {
+            name: name.unwrap_or_else(|| file.clone()),
+            file,
+            problems,
+        });
     }
     writeln!(out, "{} passed, {} failed", summary.passed, summary.failed)?;
+    if let Some(target) = &options.junit {
+        let xml = crate::junit::document("aciproj check", &cases);
+        crate::render::write_atomically(target, xml.as_bytes()).map_err(|e| {
+            CheckFailure::Junit {
+                path: target.clone(),
+                reason: os_reason(&e),
+            }
+        })?;
+    }
     Ok(summary)
 }
 

@@ -210,14 +210,17 @@ pub const CHECK_EXAMPLES: &str = "\
 Examples:
   aciproj check 'fixtures/**/*.case.json'
   aciproj check fixtures/cases/rag/duplicate-documents.case.json
-  aciproj check --update 'fixtures/cases/rag/*.case.json'";
+  aciproj check --update 'fixtures/cases/rag/*.case.json'
+  aciproj check 'fixtures/**/*.case.json' --junit target/check.junit.xml";
 
 /// Examples of `replay`.
 pub const REPLAY_EXAMPLES: &str = "\
 Examples:
   aciproj replay fixtures/incidents/redis-latency
   aciproj replay --view harness fixtures/incidents/payment-outage 2>/dev/null
-  aciproj replay fixtures/incidents/redis-latency --verify run.ledger.jsonl";
+  aciproj replay fixtures/incidents/redis-latency --verify run.ledger.jsonl
+  aciproj replay fixtures/incidents/payment-outage --report report.html
+  aciproj replay fixtures/incidents/payment-outage --report - 2>/dev/null > report.html";
 
 /// Examples of `ledger verify`.
 pub const LEDGER_EXAMPLES: &str = "\
@@ -425,7 +428,8 @@ pub const CHECK_EXIT_HELP: &str = "\
 Exit codes:
   0  every case passed
   1  at least one case failed, could not be read, or a pattern matched no file
-  2  usage error";
+  2  usage error
+  5  the --junit file cannot be written";
 
 /// Exit codes of `replay`.
 pub const REPLAY_EXIT_HELP: &str = "\
@@ -434,7 +438,7 @@ Exit codes:
   1  --verify: a call differs from the ledger or is missing there, or its chain is broken; a bug
   2  usage error
   5  the incident cannot be read (folder, context.json, calls.jsonl, no calls), or the --verify
-     ledger";
+     ledger; the --report file cannot be written";
 
 /// Exit codes of `schema`.
 pub const SCHEMA_EXIT_HELP: &str = "\
@@ -457,6 +461,11 @@ pub struct CheckArgs {
     /// [default: off, only compare].
     #[arg(long)]
     pub update: bool,
+    /// Also write JUnit XML to FILE, atomically, for CI test reporters: one testcase per case,
+    /// named by the case's name, a failed case's diff in its failure element; no times, so the
+    /// same cases give the same bytes [default: no JUnit file].
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub junit: Option<PathBuf>,
 }
 
 /// `aciproj replay`.
@@ -473,6 +482,12 @@ pub struct ReplayArgs {
     /// comparison].
     #[arg(long, value_name = "LEDGER")]
     pub verify: Option<PathBuf>,
+    /// Also write an HTML incident report to FILE, atomically: one self-contained page (no
+    /// script, no external asset) with every call's model observation beside its control view,
+    /// log timelines as charts, and with --verify the verdict. `-` writes it to standard output,
+    /// which then carries the report instead of the JSON lines [default: no report].
+    #[arg(long, value_name = "FILE.html", value_hint = ValueHint::FilePath)]
+    pub report: Option<PathBuf>,
 }
 
 /// `aciproj ledger`.

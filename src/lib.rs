@@ -96,6 +96,7 @@ pub mod error;
 pub mod filter;
 #[doc(hidden)]
 pub mod fold;
+pub mod junit;
 #[doc(hidden)]
 pub mod legacy;
 mod matcher;
@@ -107,6 +108,7 @@ pub mod project;
 pub mod redact;
 pub mod render;
 pub mod replay;
+pub mod report;
 pub mod schema;
 pub mod views;
 
@@ -114,7 +116,7 @@ pub use boundary::chain::{ChainReport, LedgerReadError, verify_file as verify_le
 pub use boundary::ledger::LedgerStore;
 pub use boundary::{CallOutcome, LegacySource, ToolBoundary, ToolCall, ToolRequest};
 pub use bounds::Dropped;
-pub use check::{CheckOptions, CheckSummary, run as run_check};
+pub use check::{CheckFailure, CheckOptions, CheckSummary, run as run_check};
 pub use context::RunContext;
 pub use error::{ErrorCode, Stage, ToolError};
 pub use redact::Redactor;

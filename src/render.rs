@@ -47,3 +47,40 @@ pub fn to_text<T: Serialize>(doc: &T, pretty: bool) -> String {
     text.push('\n');
     text
 }
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename, so a reader
+/// never sees half a file. A new file gets the mode the umask gives any new file; an existing
+/// one keeps its own.
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let existing = match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "Is a directory",
+            ));
+        }
+        Ok(m) => Some(m.permissions()),
+        Err(_) => None,
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".aciproj-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Passed to open(2), so the umask applies, as it would to any new file.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(dir)?;
+    if let Some(permissions) = existing {
+        temp.as_file().set_permissions(permissions)?;
+    }
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

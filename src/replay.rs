@@ -38,6 +38,7 @@ use crate::context::RunContext;
 use crate::contracts::{CallStatus, LedgerRecord, Tool};
 use crate::error::ErrorCode;
 use crate::render;
+use crate::report::{IncidentReport, ReportCall};
 use crate::views::View;
 
 /// The largest `calls.jsonl` read (inline responses can be large; a run is still bounded).
@@ -346,6 +347,9 @@ pub struct ReplayOptions {
     pub view: View,
     /// A live ledger (`-`: standard input) to compare every replayed call with.
     pub verify: Option<PathBuf>,
+    /// Also write the HTML incident report here (`-`: standard output, which then carries the
+    /// report instead of the JSON lines).
+    pub report: Option<PathBuf>,
 }
 
 /// What a replay gave.
@@ -360,7 +364,9 @@ pub struct ReplayReport {
 /// `aciproj replay` as a library call: replays the incident, one compact JSON line per call on
 /// `stdout`, the summary table (and, with a ledger to verify against, one line per call and a
 /// verdict) on `stderr`. The incident and the ledger are both read before the first call runs,
-/// and the context's own ledger file is never touched.
+/// and the context's own ledger file is never touched. With [`ReplayOptions::report`], the HTML
+/// report is written last (after the comparison it shows); when it goes to `stdout` (`-`), the
+/// JSON lines are not written, so the stream holds one HTML document.
 pub fn replay(
     options: &ReplayOptions,
     stdout: &mut dyn Write,
@@ -368,7 +374,10 @@ pub fn replay(
 ) -> Result<ReplayReport, ReplayFailure> {
     let incident = Incident::load(&options.incident)?;
     let ledger = options.verify.as_deref().map(chain::read).transpose()?;
-    let (rows, replayed) = replay_and_print(&incident, options.view, stdout, stderr)?;
+    let report_to_stdout = options.report.as_deref().is_some_and(is_stream);
+    let lines = (!report_to_stdout).then_some(options.view);
+    let collect = options.report.is_some();
+    let (rows, replayed, mut shown) = replay_and_print(&incident, lines, collect, stdout, stderr)?;
     let comparison = match ledger {
         None => None,
         Some(bytes) => {
@@ -377,25 +386,71 @@ pub fn replay(
             Some(comparison)
         }
     };
+    if let Some(target) = &options.report {
+        if let Some(c) = &comparison {
+            for (call, check) in shown.iter_mut().zip(&c.calls) {
+                call.check = Some(check.clone());
+            }
+        }
+        let name = options
+            .incident
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "incident".to_owned());
+        let html = IncidentReport {
+            incident: &name,
+            run_id: &incident.context.run_id,
+            calls: &shown,
+            comparison: comparison.as_ref(),
+        }
+        .render();
+        if report_to_stdout {
+            stdout
+                .write_all(html.as_bytes())
+                .and_then(|()| stdout.flush())
+                .map_err(ReplayFailure::Output)?;
+        } else {
+            render::write_atomically(target, html.as_bytes()).map_err(|e| {
+                ReplayFailure::Report {
+                    path: target.clone(),
+                    reason: crate::error::os_reason(&e),
+                }
+            })?;
+        }
+    }
     Ok(ReplayReport { rows, comparison })
 }
 
+/// Whether a path argument names a standard stream.
+fn is_stream(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+type Collected = (Vec<SummaryRow>, Vec<Replayed>, Vec<ReportCall>);
+
+/// Runs the calls; prints each in `lines`' view (none: no JSON lines) and the summary table;
+/// keeps both views of every call when `collect` (for the report).
 fn replay_and_print(
     incident: &Incident,
-    view: View,
+    lines: Option<View>,
+    collect: bool,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
-) -> Result<(Vec<SummaryRow>, Vec<Replayed>), ReplayFailure> {
+) -> Result<Collected, ReplayFailure> {
     let mut rows = Vec::new();
     let mut replayed = Vec::new();
+    let mut shown = Vec::new();
     let mut io_error = None;
     incident.replay(|call, outcome| {
         if io_error.is_some() {
             return;
         }
-        let doc = render::view_value(outcome, view);
-        if let Err(e) = stdout.write_all(render::to_text(&doc, false).as_bytes()) {
-            io_error = Some(e);
+        if let Some(view) = lines {
+            let doc = render::view_value(outcome, view);
+            if let Err(e) = stdout.write_all(render::to_text(&doc, false).as_bytes()) {
+                io_error = Some(e);
+            }
         }
         rows.push(SummaryRow::of(call, outcome));
         replayed.push(Replayed {
@@ -403,13 +458,20 @@ fn replay_and_print(
             record: outcome.ledger_record().cloned(),
             code: outcome.control_view().error.map(|e| e.code),
         });
+        if collect {
+            shown.push(ReportCall {
+                observation: outcome.model_observation(),
+                control: outcome.control_view().clone(),
+                check: None,
+            });
+        }
     });
     if let Some(e) = io_error {
         return Err(ReplayFailure::Output(e));
     }
     stdout.flush().map_err(ReplayFailure::Output)?;
     write_summary(stderr, &rows).map_err(ReplayFailure::Output)?;
-    Ok((rows, replayed))
+    Ok((rows, replayed, shown))
 }
 
 /// One replayed call, as `--verify` compares it.
@@ -687,6 +749,14 @@ pub enum ReplayFailure {
     /// Standard output or error could not be written.
     #[error("cannot write the output: {0}")]
     Output(std::io::Error),
+    /// The `--report` file could not be written.
+    #[error("cannot write the report {path}: {reason}")]
+    Report {
+        /// The report file.
+        path: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
 }
 
 #[cfg(test)]

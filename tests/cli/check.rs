@@ -342,3 +342,89 @@ fn a_failing_case_shows_what_the_call_gave() {
         ran.stdout
     );
 }
+
+/// Reads a JUnit file with junitparser, a JUnit consumer CI tools use, and prints each testcase
+/// as `name<TAB>classname<TAB>message<TAB>text` (the failure's; empty when it passed).
+const READ_JUNIT: &str = "\
+import sys
+from junitparser import JUnitXml
+xml = JUnitXml.fromfile(sys.argv[1])
+for suite in xml:
+    for case in suite:
+        failure = next(iter(case.result), None)
+        fields = [case.name, case.classname,
+                  failure.message if failure is not None else '',
+                  (failure.text or '') if failure is not None else '']
+        print('\\t'.join(f.replace('\\n', '\\\\n') for f in fields))
+";
+
+#[test]
+fn junit_has_one_testcase_per_case_and_the_diff_in_its_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a.case.json",
+        &case("c1", json!({"exit_code": 0, "output": ready_output("c1")})),
+    );
+    let mut failing = case("c2", json!({"exit_code": 0, "output": ready_output("cX")}));
+    failing["name"] = json!("rag: <b>&\"quoted\"</b> ]]> 'name'");
+    write(dir.path(), "b.case.json", &failing);
+    let junit = dir.path().join("check.junit.xml");
+    let pattern = format!("{}/*.case.json", dir.path().display());
+    let ran = Aci::new(["check", &pattern, "--junit"]).arg(&junit).run();
+    assert_eq!(ran.code, 1, "{}", ran.stdout);
+    // The usual text report is unchanged by --junit.
+    assert_eq!(last_line(&ran), "1 passed, 1 failed");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites"));
+    assert!(xml.contains("tests=\"2\" failures=\"1\""), "{xml}");
+    assert!(!xml.contains("time="), "no wall clock in the file: {xml}");
+    // Same cases, same bytes.
+    Aci::new(["check", &pattern, "--junit"]).arg(&junit).run();
+    assert_eq!(std::fs::read_to_string(&junit).unwrap(), xml);
+    let Some(read) = crate::common::python_with("junitparser", READ_JUNIT, &[&junit]) else {
+        return;
+    };
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    let text = String::from_utf8(read.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert_eq!(rows[0][0], "case c1");
+    assert_eq!(rows[0][2], "", "a passing case has no failure");
+    assert!(rows[0][1].ends_with("a.case.json"));
+    assert_eq!(rows[1][0], "rag: <b>&\"quoted\"</b> ]]> 'name'");
+    assert!(
+        rows[1][2].ends_with("tool_call_id: expected \"cX\", actual \"c2\""),
+        "{text}"
+    );
+    // The failure's text is the diff check printed, line for line.
+    let printed: Vec<&str> = ran
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("FAIL"))
+        .skip(1)
+        .take_while(|l| l.starts_with("       "))
+        .map(str::trim)
+        .collect();
+    assert_eq!(rows[1][3], printed.join("\\n"));
+}
+
+#[test]
+fn an_unwritable_junit_file_is_exit_5_naming_it() {
+    let ran = Aci::new([
+        "check",
+        "fixtures/cases/rag/duplicate-documents.case.json",
+        "--junit",
+        "/nonexistent/aciproj/check.xml",
+    ])
+    .run();
+    assert_eq!(ran.code, 5, "{}", ran.stderr);
+    assert!(ran.stderr.contains(
+        "aciproj: check: cannot write the JUnit file /nonexistent/aciproj/check.xml: No such file or directory"
+    ), "{}", ran.stderr);
+    assert_eq!(last_line(&ran), "1 passed, 0 failed");
+}

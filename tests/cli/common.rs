@@ -258,3 +258,42 @@ pub fn timeline_beside_redact(
     let lines = filtered.stdout.lines().map(str::to_owned).collect();
     (timeline, lines, messages.len())
 }
+
+/// Whether this run is CI's (`CI=true`), where a tool a test needs must be there.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Skips a test loudly when `what` is missing outside CI; in CI a missing tool fails the test.
+/// Returns whether the test may go on.
+pub fn needs(present: bool, what: &str, install: &str) -> bool {
+    if !present {
+        assert!(!in_ci(), "CI=true but {what} is missing: {install}");
+        eprintln!("\n*** SKIPPED: {what} is missing, so this test did not run ({install}) ***\n");
+    }
+    present
+}
+
+/// Runs `script` with `python3` and `args` when the Python `module` imports (see [`needs`]);
+/// `None` when the test should skip.
+pub fn python_with(module: &str, script: &str, args: &[&Path]) -> Option<std::process::Output> {
+    let imports = std::process::Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !needs(
+        imports,
+        &format!("the Python module {module}"),
+        &format!("python3 -m pip install {module}"),
+    ) {
+        return None;
+    }
+    Some(
+        std::process::Command::new("python3")
+            .arg("-c")
+            .arg(script)
+            .args(args)
+            .output()
+            .expect("python3 runs"),
+    )
+}

@@ -141,6 +141,7 @@ fn operator_calls_run_in_process_and_match_the_command_line() {
         incident: crate::common::fixture("incidents/redis-latency"),
         view: aciproj::View::Harness,
         verify: None,
+        report: None,
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let report = aciproj::replay_incident(&options, &mut out, &mut err).expect("replays");
@@ -157,6 +158,7 @@ fn operator_calls_run_in_process_and_match_the_command_line() {
                 .to_string(),
         ],
         update: false,
+        junit: None,
     };
     let summary = aciproj::run_check(&check, &mut Vec::new()).expect("writes");
     assert!(summary.failed == 0 && summary.passed > 0, "{summary:?}");

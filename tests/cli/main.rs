@@ -18,4 +18,5 @@ mod rag;
 mod readme;
 mod redact;
 mod replay;
+mod report;
 mod schema;

@@ -128,7 +128,7 @@ fn replay_is_byte_for_byte_repeatable() {
 const PAYMENT: &str = "incidents/payment-outage";
 
 /// Raw values planted in the payment-outage responses; none may reach any view.
-const PAYMENT_PLANTED: &[&str] = &[
+pub(crate) const PAYMENT_PLANTED: &[&str] = &[
     "pod-payment-service-6b7c8d9f4-m2n3b",
     "pod-payment-service-6b7c8d9f4-q8w7e",
     "pod-gateway-5f6a7b8c9-t4r5e",
@@ -468,7 +468,7 @@ fn response_files_are_relative_to_the_incident_and_may_be_missing() {
 }
 
 /// A copy of a bundled incident in a temporary folder (its context's ledger lands there too).
-fn copy_incident(name: &str) -> tempfile::TempDir {
+pub(crate) fn copy_incident(name: &str) -> tempfile::TempDir {
     fn copy(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).unwrap();
         for entry in std::fs::read_dir(from).unwrap() {
@@ -488,7 +488,7 @@ fn copy_incident(name: &str) -> tempfile::TempDir {
 
 /// Makes the incident's calls live, as a Rust harness would: through one boundary over the
 /// context's ledger file. Returns the ledger's path.
-fn live(dir: &Path) -> std::path::PathBuf {
+pub(crate) fn live(dir: &Path) -> std::path::PathBuf {
     use aciproj::boundary::arguments::execute_arguments;
     use aciproj::{LegacySource, RunContext, ToolBoundary};
     let context = RunContext::load(&dir.join("context.json")).unwrap();
