@@ -8,6 +8,8 @@
 pub mod arguments;
 pub mod chain;
 pub mod ledger;
+mod ledger_index;
+pub(crate) mod lines;
 pub(crate) mod preflight;
 pub(crate) mod scope;
 
@@ -327,14 +329,15 @@ impl ToolBoundary {
         let mut outcome =
             CallOutcome::new(tool, echo(&self.context.run_id), echo(&call.tool_call_id));
         let context = &self.context;
-        let mut session = match self.ledger.open() {
+        let probe = preflight::fingerprint_of(&call.request);
+        let fresh = || prior_history(context, Some(probe.clone()));
+        let (mut session, history) = match self.ledger.open(&fresh) {
             Ok(s) => s,
             Err(e) => {
                 outcome.finish(Err(ledger_diagnostic(e, context)));
                 return outcome;
             }
         };
-        let history = History::new(&context.prior_calls, session.records(), &context.run_id);
         let (calls_used, bytes_used) = (history.calls_used(), history.observation_bytes_used());
         let budget = |calls: u64, bytes: u64| BudgetUse {
             tool_calls_used: calls,
@@ -406,14 +409,14 @@ impl ToolBoundary {
         let echo = |id: &str| valid_id(id).then(|| id.to_owned());
         let mut outcome = CallOutcome::new(tool, echo(&self.context.run_id), echo(tool_call_id));
         let context = &self.context;
-        let session = match self.ledger.open() {
+        let fresh = || prior_history(context, None);
+        let (_session, history) = match self.ledger.open(&fresh) {
             Ok(s) => s,
             Err(e) => {
                 outcome.finish(Err(ledger_diagnostic(e, context)));
                 return outcome;
             }
         };
-        let history = History::new(&context.prior_calls, session.records(), &context.run_id);
         let (calls, bytes) = (history.calls_used(), history.observation_bytes_used());
         outcome.control.budget = Some(BudgetUse {
             tool_calls_used: calls,
@@ -424,6 +427,15 @@ impl ToolBoundary {
         outcome.finish(Err(error));
         outcome
     }
+}
+
+/// A history holding the harness's `prior_calls`, before the ledger's records are fed to it.
+fn prior_history(context: &RunContext, probe: Option<String>) -> History {
+    let mut history = History::new(&context.run_id, probe);
+    for r in &context.prior_calls {
+        history.add_record(r);
+    }
+    history
 }
 
 /// Names the ledger file in a ledger error's diagnostic (the path is the operator's own).

@@ -3,6 +3,8 @@
 //! Nothing here opens the legacy response: the size check only asks the file system for the
 //! file's length. A call that fails preflight never reaches a reader or a projector.
 
+use std::collections::HashSet;
+
 use crate::bounds::json_len;
 use crate::context::{DuplicateScope, MAX_ID_BYTES, RunContext, RunMode, RunStatus, has_control};
 use crate::contracts::{LedgerRecord, LogsScope, LogsToolResult, NormalizedScope, RagToolResult};
@@ -31,52 +33,98 @@ pub struct Admission {
     pub logs_scope: Option<LogsScope>,
 }
 
-/// Everything the run has done so far: the harness's `prior_calls` and this run's ledger records.
-pub struct History<'a> {
-    records: Vec<&'a LedgerRecord>,
+/// Everything the run has done so far: the harness's `prior_calls` and this run's ledger
+/// records, fed one at a time (the ledger is streamed, never held).
+///
+/// Only what preflight asks is kept: the run's call ids (a hash set: a call id reported twice
+/// counts once), its call count and observation bytes, and the first call with the one scope
+/// fingerprint this call will ask about.
+#[derive(Debug, Clone)]
+pub struct History {
+    run_id: String,
+    probe: Option<String>,
+    ids: HashSet<String>,
+    observation_bytes: u64,
+    first_with_probe: Option<String>,
 }
 
-impl<'a> History<'a> {
-    /// Joins prior calls and ledger records of `run_id` (records of other runs are ignored; a
-    /// call id reported by both counts once).
-    pub fn new(prior: &'a [LedgerRecord], ledger: &'a [LedgerRecord], run_id: &str) -> Self {
-        let mut records: Vec<&LedgerRecord> = Vec::new();
-        for r in prior.iter().chain(ledger) {
-            let same_run = r.run_id.as_deref().is_none_or(|id| id == run_id);
-            if same_run
-                && !records
-                    .iter()
-                    .any(|seen| seen.tool_call_id == r.tool_call_id)
-            {
-                records.push(r);
-            }
+impl History {
+    /// An empty history of run `run_id`, watching for calls with the scope fingerprint `probe`.
+    pub fn new(run_id: &str, probe: Option<String>) -> Self {
+        Self {
+            run_id: run_id.to_owned(),
+            probe,
+            ids: HashSet::new(),
+            observation_bytes: 0,
+            first_with_probe: None,
         }
-        Self { records }
+    }
+
+    /// The run this history is of.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Adds one call; records of other runs are ignored (a record without a run id counts for
+    /// every run), and so is a call id seen before.
+    pub fn add(
+        &mut self,
+        run_id: Option<&str>,
+        tool_call_id: &str,
+        fingerprint: Option<&str>,
+        observation_bytes: Option<u64>,
+    ) {
+        if run_id.is_some_and(|id| id != self.run_id) || self.ids.contains(tool_call_id) {
+            return;
+        }
+        self.ids.insert(tool_call_id.to_owned());
+        self.observation_bytes = self
+            .observation_bytes
+            .saturating_add(observation_bytes.unwrap_or(0));
+        if self.first_with_probe.is_none()
+            && fingerprint.is_some()
+            && fingerprint == self.probe.as_deref()
+        {
+            self.first_with_probe = Some(tool_call_id.to_owned());
+        }
+    }
+
+    /// [`History::add`] of a record.
+    pub fn add_record(&mut self, r: &LedgerRecord) {
+        self.add(
+            r.run_id.as_deref(),
+            &r.tool_call_id,
+            r.scope_fingerprint.as_deref(),
+            r.observation_bytes,
+        );
     }
 
     /// Calls admitted so far.
     pub fn calls_used(&self) -> u64 {
-        self.records.len() as u64
+        self.ids.len() as u64
     }
 
     /// Observation bytes returned so far.
     pub fn observation_bytes_used(&self) -> u64 {
-        self.records
-            .iter()
-            .map(|r| r.observation_bytes.unwrap_or(0))
-            .fold(0u64, u64::saturating_add)
+        self.observation_bytes
     }
 
     fn contains_call(&self, id: &str) -> bool {
-        self.records.iter().any(|r| r.tool_call_id == id)
+        self.ids.contains(id)
     }
 
+    /// The first call with `fingerprint`: only known for the fingerprint the history watched.
     fn first_with_fingerprint(&self, fingerprint: &str) -> Option<&str> {
-        self.records
-            .iter()
-            .find(|r| r.scope_fingerprint.as_deref() == Some(fingerprint))
-            .map(|r| r.tool_call_id.as_str())
+        debug_assert_eq!(self.probe.as_deref(), Some(fingerprint));
+        (self.probe.as_deref() == Some(fingerprint))
+            .then_some(self.first_with_probe.as_deref())
+            .flatten()
     }
+}
+
+/// The scope fingerprint a request asks about (what [`History::new`] watches for).
+pub fn fingerprint_of(request: &ToolRequest) -> String {
+    scope::fingerprint(request.tool(), &normalized_scope(request))
 }
 
 fn reject(code: ErrorCode, message: &'static str) -> ToolError {
@@ -87,7 +135,7 @@ fn reject(code: ErrorCode, message: &'static str) -> ToolError {
 pub fn check(
     ctx: &RunContext,
     call: &ToolCall,
-    history: &History<'_>,
+    history: &History,
     legacy: &LegacySource<'_>,
 ) -> Result<Admission, ToolError> {
     check_request(call)?;
@@ -258,7 +306,7 @@ pub fn lookback_of(requested: Option<i64>) -> u32 {
 fn check_budget(
     ctx: &RunContext,
     call: &ToolCall,
-    history: &History<'_>,
+    history: &History,
 ) -> Result<usize, ToolError> {
     if history.calls_used() >= ctx.budget.max_tool_calls {
         return Err(reject(
