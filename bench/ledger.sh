@@ -3,6 +3,7 @@
 # 1M records, wall time and peak RSS, side by side with the same call on an empty ledger and
 # with `sha256sum` of the same file. Not a test: nothing here asserts; it prints the figures and
 # the goals (a call <= 50 ms and <= 32 MiB; verify <= 32 MiB and within 2x of sha256sum).
+# Times and peak RSS come from bench/measure.py (the child's rusage: what /usr/bin/time -v prints).
 #
 #   bench/ledger.sh            (ACIPROJ_BIN=path times another build; SIZES="10000 100000")
 #
@@ -13,7 +14,7 @@
 # $BENCH_DIR (default /tmp/aciproj-ledger-bench, about 1 GB at 1M records) and are kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x /usr/bin/time ] || { echo "needs GNU time (apt-get install time)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "needs GNU time for peak RSS (apt-get install time)" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "needs python3" >&2; exit 1; }
 if [ -z "${ACIPROJ_BIN:-}" ]; then
   cargo build --release --quiet
@@ -34,46 +35,29 @@ context() {
 JSON
 }
 
-# measure CMD...: prints "wall_ms rss_kib" of one run (wall from date, RSS from GNU time).
-measure() {
-  local t0 t1 rss
-  t0=$(date +%s%N)
-  rss=$(/usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1)
-  t1=$(date +%s%N)
-  echo "$(( (t1 - t0) / 1000000 )) $rss"
-}
-
-# median of the first column, and the largest second column, of lines "a b".
-summary() {
-  sort -n | awk '{ w[NR] = $1; if ($2 > r) r = $2 } END { printf "%d ms  %.1f MiB", w[int((NR + 1) / 2)], r / 1024 }'
-}
-
 call_id=0
-# calls NAME CONTEXT: first call, then the median of $CALLS.
+# calls NAME CONTEXT: the first call (builds the index), then $CALLS calls with fresh ids.
 calls() {
   local name=$1 ctx=$2 first rest
-  call_id=$((call_id + 1))
-  first=$(measure "$ACIPROJ_BIN" rag --context "$ctx" --call-id "bench_$call_id" \
-    --query "bench $call_id" "$RESPONSE")
-  rest=$(for _ in $(seq "$CALLS"); do
-    call_id=$((call_id + 1))
-    measure "$ACIPROJ_BIN" rag --context "$ctx" --call-id "bench_$call_id" \
-      --query "bench $call_id" "$RESPONSE"
-  done | summary)
-  printf '%-28s first call %-22s then (median of %s) %s\n' "$name" \
-    "$(echo "$first" | summary)" "$CALLS" "$rest"
+  first=$(python3 bench/measure.py 1 "$call_id" "$ACIPROJ_BIN" rag --context "$ctx" \
+    --call-id "bench_{i}" --query "bench {i}" "$RESPONSE")
+  rest=$(python3 bench/measure.py "$CALLS" "$((call_id + 1))" "$ACIPROJ_BIN" rag \
+    --context "$ctx" --call-id "bench_{i}" --query "bench {i}" "$RESPONSE")
+  call_id=$((call_id + CALLS + 1))
+  printf '%-18s first call %s\n%-18s one call   %s\n' "$name" "$first" "" "$rest"
 }
 
 verify() {
-  local name=$1 ledger=$2 ours base
-  ours=$(for _ in 1 2 3; do measure "$ACIPROJ_BIN" ledger verify "$ledger"; done | summary)
-  base=$(for _ in 1 2 3; do measure sha256sum "$ledger"; done | summary)
-  printf '%-28s ledger verify %-20s sha256sum %s  (%s MB)\n' "$name" "$ours" "$base" \
+  local name=$1 ledger=$2
+  printf '%-18s verify     %s\n%-18s sha256sum  %s   (%s MB)\n' \
+    "" "$(python3 bench/measure.py 3 0 "$ACIPROJ_BIN" ledger verify "$ledger")" \
+    "" "$(python3 bench/measure.py 3 0 sha256sum "$ledger")" \
     "$(( $(stat -c %s "$ledger") / 1000000 ))"
 }
 
 echo "aciproj: $ACIPROJ_BIN"
 echo "goals: a call <= 50 ms and <= 32 MiB; ledger verify <= 32 MiB and <= 2x sha256sum"
+echo "each line: median wall (min wall, median user+system CPU) and the largest peak RSS"
 dir=$BENCH_DIR/empty
 rm -rf "$dir" && mkdir -p "$dir"
 context "$dir/context.json" l.jsonl

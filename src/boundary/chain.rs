@@ -514,21 +514,24 @@ pub fn verify_file(path: &Path, head: Option<&str>) -> Result<ChainReport, Ledge
 
 /// Why a path that exists is not a ledger: what it is instead.
 pub(crate) fn not_a_regular_file(meta: &std::fs::Metadata) -> std::io::Error {
-    use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
-    let what = if t.is_dir() {
-        "a directory"
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    };
+    let mut what = if t.is_dir() { "a directory" } else { "" };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            what = "a FIFO";
+        } else if t.is_char_device() {
+            what = "a character device";
+        } else if t.is_block_device() {
+            what = "a block device";
+        } else if t.is_socket() {
+            what = "a socket";
+        }
+    }
+    if what.is_empty() {
+        return std::io::Error::other("it is not a regular file");
+    }
     std::io::Error::other(format!("it is {what}, not a regular file"))
 }
 

@@ -27,7 +27,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -154,7 +153,7 @@ impl Index {
                     return Err(Stale);
                 }
                 let mut line = vec![0u8; usize::try_from(line_len + 1).map_err(|_| Stale)?];
-                ledger_file.read_exact_at(&mut line, start)?;
+                read_at(ledger_file, &mut line, start)?;
                 if line.pop() != Some(b'\n') || chain::line_hash(&line) != head.chain_head {
                     return Err(Stale);
                 }
@@ -214,13 +213,15 @@ impl Index {
             }
             // The last committed entry first: a short or rewritten bucket fails here, cheaply.
             let mut line = vec![0u8; usize::try_from(len - last).map_err(|_| Stale)?];
-            file.read_exact_at(&mut line, *last)?;
+            read_at(&file, &mut line, *last)?;
             if line.pop() != Some(b'\n') || entry_hash(&line) != *tail {
                 return Err(Stale);
             }
             let prefix = serde_json::to_vec(&(run_id,)).map_err(|_| Stale)?;
             // `["run",`: the entries of this run, found without parsing the others.
             let prefix = &prefix[..prefix.len() - 1];
+            let mut file = file;
+            file.rewind()?;
             let mut reader = BufReader::with_capacity(1 << 16, file.take(*len));
             let mut buf = Vec::new();
             loop {
@@ -243,6 +244,12 @@ impl Index {
         }
         Ok(())
     }
+}
+
+/// Reads `buf.len()` bytes at `offset` (the file's position moves; every reader seeks first).
+fn read_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
 }
 
 fn write_head(dir: &Path, head: &Head) -> Result<(), Stale> {

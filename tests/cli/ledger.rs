@@ -666,3 +666,30 @@ fn records_appended_by_hand_and_a_ledger_restored_from_backup_are_seen() {
     );
     assert_chain_verifies(&ctx, 3);
 }
+
+#[test]
+fn a_crash_between_the_append_and_the_index_head_counts_the_call_once() {
+    let ctx = context_with(json!({"ledger": "l.jsonl", "budget": {"max_tool_calls": 3}}));
+    admit(&ctx, "call_1", "a");
+    let head = index_dir(&ctx).join("head");
+    let before = std::fs::read(&head).unwrap();
+    admit(&ctx, "call_2", "b");
+    // As if call_2 died after writing its record and its bucket entry, before its head.
+    std::fs::write(&head, &before).unwrap();
+    let dup = Aci::rag(&ctx.path, "call_2", "z").arg(MISSING_RESPONSE).run();
+    assert_eq!(dup.error_code(), "DUPLICATE_TOOL_CALL");
+    let harness = Aci::rag(&ctx.path, "call_3", "c")
+        .response("rag/duplicates.json")
+        .args(["--view", "harness"])
+        .run()
+        .json();
+    assert_eq!(harness["budget"]["tool_calls_used"], 3, "{harness}");
+    let spent: u64 = records(&ctx)
+        .iter()
+        .map(|r| r["observation_bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(harness["budget"]["observation_bytes_used"], spent);
+    let spent = Aci::rag(&ctx.path, "call_4", "d").arg(MISSING_RESPONSE).run();
+    assert_eq!(spent.error_code(), "BUDGET_EXHAUSTED");
+    assert_chain_verifies(&ctx, 3);
+}
