@@ -3,7 +3,8 @@
 
     ledger_gen.py OUT N RUNS [RUN_PREFIX]
 
-Records are spread round-robin over RUNS runs named RUN_PREFIX-0 .. (default `other`), shaped
+Records are spread round-robin over RUNS runs named RUN_PREFIX-0 .. (default `other`; with one
+run, the run is named RUN_PREFIX itself, so it can be the caller's run), shaped
 and chained exactly as the appender writes them (compact JSON, fields in the record's order,
 `prev_sha256` the SHA-256 of the previous line), so `aciproj ledger verify` finds them intact.
 Deterministic: the same arguments give the same bytes.
@@ -18,7 +19,7 @@ def main():
     prev = "0" * 64
     with open(out, "wb") as f:
         for i in range(n):
-            run = f"{prefix}-{i % runs}"
+            run = prefix if runs == 1 else f"{prefix}-{i % runs}"
             fp = hashlib.sha256(f"scope {i}".encode()).hexdigest()
             result = hashlib.sha256(f"result {i}".encode()).hexdigest()
             line = (

@@ -732,7 +732,7 @@ mod tests {
         let mut store = LedgerStore::File(dir.path().join("l.jsonl"));
         for r in records {
             store
-                .open(&|| crate::boundary::preflight::History::new("r", None))
+                .open(&|| crate::boundary::preflight::History::new("r", None, None))
                 .unwrap()
                 .0
                 .append(r.record.as_ref().unwrap())

@@ -310,7 +310,11 @@ pub(crate) fn verify_source<R: Read + std::io::Seek>(
 ) -> std::io::Result<ChainReport> {
     use super::lines::{LineError, LineReader};
     let wanted_head = expected_head.and_then(parse_hash);
-    let mut reader = LineReader::new(std::io::BufReader::with_capacity(1 << 16, &mut *source), 0, 0);
+    let mut reader = LineReader::new(
+        std::io::BufReader::with_capacity(1 << 16, &mut *source),
+        0,
+        0,
+    );
     let (mut records, mut last, mut last_line) = (0u64, None::<Digest>, None::<u64>);
     let mut first_line = None::<u64>;
     let mut head_found = None::<(u64, u64)>;
@@ -425,7 +429,11 @@ fn explain<R: Read + std::io::Seek>(
         back = Some(None);
     } else if let Some(t) = target {
         source.seek(std::io::SeekFrom::Start(0))?;
-        let mut reader = LineReader::new(std::io::BufReader::with_capacity(1 << 16, &mut *source), 0, 0);
+        let mut reader = LineReader::new(
+            std::io::BufReader::with_capacity(1 << 16, &mut *source),
+            0,
+            0,
+        );
         let mut index = 0u64;
         let mut previous_was_match = false;
         while index < p.index {

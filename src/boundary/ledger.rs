@@ -122,7 +122,10 @@ impl LedgerStore {
                     return Err(not_regular(&meta));
                 }
                 file.lock().map_err(|e| unavailable("lock", &e))?;
-                let len = file.metadata().map_err(|e| unavailable("inspect", &e))?.len();
+                let len = file
+                    .metadata()
+                    .map_err(|e| unavailable("inspect", &e))?
+                    .len();
                 let read = match read_with_index(path, &file, len, &mut history) {
                     Some(read) => read?,
                     None => {
@@ -166,19 +169,20 @@ fn read_with_index(
 ) -> Option<Result<Read, ToolError>> {
     let mut index = Index::load(path, file, len).ok()?;
     let (from, lines) = (index.head.ledger_len, index.head.lines);
-    let mut chain_head = index.head.chain_head.clone();
     let mut failed = false;
-    let streamed = ledger_index::stream_records(file, from, lines, &mut |r, start, n, line| {
+    let streamed = ledger_index::stream_records(file, from, lines, &mut |r, start, n| {
         // Lines the index has not seen: written by hand, or by a call that crashed after its
         // append and before its head.
         if index.add(r, start, n).is_err() {
             failed = true;
         }
-        chain_head = chain::line_hash(line);
-        Ok(())
     });
     let streamed = match streamed {
         Ok(s) => s,
+        Err(e) => return Some(Err(e)),
+    };
+    let chain_head = match streamed.chain_head(file, &index.head.chain_head) {
+        Ok(h) => h,
         Err(e) => return Some(Err(e)),
     };
     if failed {
@@ -205,17 +209,15 @@ fn read_with_index(
 /// The slow path: the whole ledger streamed once, for this run's history and a fresh index.
 fn rebuild(path: &Path, file: &File, history: &mut History) -> Result<Read, ToolError> {
     let mut builder = Rebuild::start(path);
-    let mut chain_head = chain::GENESIS.to_owned();
-    let streamed = ledger_index::stream_records(file, 0, 0, &mut |r, start, n, line| {
+    let streamed = ledger_index::stream_records(file, 0, 0, &mut |r, start, n| {
         history.add_record(r);
         if let Some(b) = &mut builder {
             if b.add(r, start, n).is_err() {
                 builder = None;
             }
         }
-        chain_head = chain::line_hash(line);
-        Ok(())
     })?;
+    let chain_head = streamed.chain_head(file, chain::GENESIS)?;
     let index = builder.and_then(|b| {
         b.finish(streamed.complete_len, streamed.lines, &chain_head)
             .ok()
@@ -296,7 +298,7 @@ mod tests {
     use super::*;
 
     fn fresh() -> History {
-        History::new("r", None)
+        History::new("r", None, None)
     }
 
     fn record(id: &str) -> LedgerRecord {
@@ -336,8 +338,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("l.jsonl");
         let mut store = LedgerStore::File(path.clone());
-        let first = store.open(&fresh).unwrap().0.append(&record("a")).unwrap().unwrap();
-        let second = store.open(&fresh).unwrap().0.append(&record("b")).unwrap().unwrap();
+        let first = store
+            .open(&fresh)
+            .unwrap()
+            .0
+            .append(&record("a"))
+            .unwrap()
+            .unwrap();
+        let second = store
+            .open(&fresh)
+            .unwrap()
+            .0
+            .append(&record("b"))
+            .unwrap()
+            .unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(first, chain::line_hash(lines[0].as_bytes()));
@@ -353,7 +367,11 @@ mod tests {
         assert_eq!(report.records, 3);
         // Memory and absent stores keep no chain.
         assert_eq!(
-            LedgerStore::None.open(&fresh).unwrap().0.append(&record("x")),
+            LedgerStore::None
+                .open(&fresh)
+                .unwrap()
+                .0
+                .append(&record("x")),
             Ok(None)
         );
     }

@@ -24,6 +24,7 @@
 //! this cannot see is a deliberate same-length edit in the middle of a file: the index guards
 //! against accidents, and the chain (`ledger verify`) is the audit.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -114,7 +115,40 @@ fn entry(record: &LedgerRecord) -> Vec<u8> {
     .expect("strings and numbers serialize")
 }
 
-type Entry = (Option<String>, String, Option<String>, Option<u64>);
+/// The rest of an entry of this run after its run id (`"call","fp",812]`), read without a JSON
+/// parser when it holds no escape (every entry the appender writes for a sane id): a run of
+/// 100k calls reads its bucket in a few milliseconds. `None` sends the line to the parser.
+fn this_runs_entry(rest: &[u8]) -> Option<(&str, Option<&str>, Option<u64>)> {
+    fn string(bytes: &[u8]) -> Option<(&str, &[u8])> {
+        let bytes = bytes.strip_prefix(b"\"")?;
+        let end = memchr::memchr(b'"', bytes)?;
+        Some((std::str::from_utf8(&bytes[..end]).ok()?, &bytes[end + 1..]))
+    }
+    let (call, rest) = string(rest)?;
+    let rest = rest.strip_prefix(b",")?;
+    let (fingerprint, rest) = match rest.strip_prefix(b"null") {
+        Some(rest) => (None, rest),
+        None => string(rest).map(|(f, rest)| (Some(f), rest))?,
+    };
+    let bytes = rest.strip_prefix(b",")?.strip_suffix(b"]")?;
+    let bytes = match bytes {
+        b"null" => None,
+        digits if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) => {
+            Some(std::str::from_utf8(digits).ok()?.parse().ok()?)
+        }
+        _ => return None,
+    };
+    Some((call, fingerprint, bytes))
+}
+
+/// An entry as read back: its strings borrowed from the line unless they hold escapes.
+#[derive(Deserialize)]
+struct EntryRef<'a>(
+    #[serde(borrow)] Option<Cow<'a, str>>,
+    #[serde(borrow)] Cow<'a, str>,
+    #[serde(borrow)] Option<Cow<'a, str>>,
+    Option<u64>,
+);
 
 /// Why the index was not used: it is rebuilt from the ledger.
 #[derive(Debug)]
@@ -237,7 +271,14 @@ impl Index {
                 if !mine {
                     continue;
                 }
-                let (run, call, fingerprint, bytes): Entry =
+                let fast = (bucket != ANY_RUN && memchr::memchr(b'\\', &buf).is_none())
+                    .then(|| this_runs_entry(&buf[prefix.len() + 1..]))
+                    .flatten();
+                if let Some((call, fingerprint, bytes)) = fast {
+                    history.add(Some(run_id), call, fingerprint, bytes);
+                    continue;
+                }
+                let EntryRef(run, call, fingerprint, bytes) =
                     serde_json::from_slice(&buf).map_err(|_| Stale)?;
                 history.add(run.as_deref(), &call, fingerprint.as_deref(), bytes);
             }
@@ -266,6 +307,8 @@ pub(crate) struct Rebuild {
     dir: PathBuf,
     head: Head,
     pending: HashMap<u32, Vec<u8>>,
+    /// Each bucket's last entry, hashed once at the end.
+    tails: HashMap<u32, Vec<u8>>,
     buffered: usize,
 }
 
@@ -291,7 +334,8 @@ impl Rebuild {
         for entry in std::fs::read_dir(&dir).ok()?.flatten() {
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            let ours = name.ends_with(".jsonl") && (name.starts_with('b') || name == "any-run.jsonl");
+            let ours =
+                name.ends_with(".jsonl") && (name.starts_with('b') || name == "any-run.jsonl");
             if ours || name == "head.tmp" {
                 std::fs::remove_file(entry.path()).ok()?;
             }
@@ -300,6 +344,7 @@ impl Rebuild {
             dir,
             head: Head::empty(),
             pending: HashMap::new(),
+            tails: HashMap::new(),
             buffered: 0,
         })
     }
@@ -315,13 +360,14 @@ impl Rebuild {
             .entry(bucket)
             .or_insert((0, 0, String::new()));
         let at = *committed + buf.len() as u64;
-        let tail = entry_hash(&line);
         buf.extend_from_slice(&line);
         buf.push(b'\n');
         self.buffered += line.len() + 1;
         let b = self.head.buckets.get_mut(&bucket).expect("inserted above");
         b.1 = at;
-        b.2 = tail;
+        let tail = self.tails.entry(bucket).or_default();
+        tail.clear();
+        tail.extend_from_slice(&line);
         self.head.last = Some((start, len));
         if self.buffered >= REBUILD_BUFFER {
             self.flush()?;
@@ -339,7 +385,11 @@ impl Rebuild {
                 .append(true)
                 .open(self.dir.join(bucket_name(*bucket)))?;
             file.write_all(buf)?;
-            let b = self.head.buckets.get_mut(bucket).expect("a pending bucket is known");
+            let b = self
+                .head
+                .buckets
+                .get_mut(bucket)
+                .expect("a pending bucket is known");
             b.0 += buf.len() as u64;
             buf.clear();
         }
@@ -351,6 +401,14 @@ impl Rebuild {
     /// chain head `chain_head`); the index is then ready for the call's own append.
     pub fn finish(mut self, ledger_len: u64, lines: u64, chain_head: &str) -> Result<Index, Stale> {
         self.flush()?;
+        for (bucket, tail) in &self.tails {
+            let b = self
+                .head
+                .buckets
+                .get_mut(bucket)
+                .expect("a bucket with a tail is known");
+            b.2 = entry_hash(tail);
+        }
         self.head.ledger_len = ledger_len;
         self.head.lines = lines;
         chain_head.clone_into(&mut self.head.chain_head);
@@ -378,10 +436,10 @@ pub(crate) fn stream_records(
     file: &File,
     offset: u64,
     lines: u64,
-    each: &mut dyn FnMut(&LedgerRecord, u64, u64, &[u8]) -> Result<(), crate::error::ToolError>,
+    each: &mut dyn FnMut(&LedgerRecord, u64, u64),
 ) -> Result<Streamed, crate::error::ToolError> {
-    use crate::error::{ErrorCode, ToolError};
     use super::lines::LineError;
+    use crate::error::{ErrorCode, ToolError};
     let mut source = file;
     source
         .seek(SeekFrom::Start(offset))
@@ -394,6 +452,7 @@ pub(crate) fn stream_records(
         complete_len: offset,
         lines,
         torn: false,
+        last: None,
     };
     loop {
         let line = match reader.next_line() {
@@ -422,7 +481,8 @@ pub(crate) fn stream_records(
                 "ledger line {} is not a valid record; repair or move the ledger",
             )
         })?;
-        each(&record, line.start, line.bytes.len() as u64, line.bytes)?;
+        out.last = Some((line.start, line.bytes.len() as u64));
+        each(&record, line.start, line.bytes.len() as u64);
     }
     Ok(out)
 }
@@ -435,4 +495,70 @@ pub(crate) struct Streamed {
     pub lines: u64,
     /// Whether non-blank bytes follow without a newline (a crash mid-write).
     pub torn: bool,
+    /// Offset and length of the last record read, if any.
+    pub last: Option<(u64, u64)>,
+}
+
+impl Streamed {
+    /// The chain hash of the last record read (read back once: hashing every line on the way
+    /// would cost a second pass's worth of SHA-256), or `before` when none was read.
+    pub fn chain_head(&self, file: &File, before: &str) -> Result<String, crate::error::ToolError> {
+        let Some((start, len)) = self.last else {
+            return Ok(before.to_owned());
+        };
+        let mut line = vec![0u8; usize::try_from(len).unwrap_or(0)];
+        read_at(file, &mut line, start).map_err(|e| super::ledger::unavailable("read", &e))?;
+        Ok(chain::line_hash(&line))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_reads_the_same_without_the_parser() {
+        let records = [
+            ("r", "call_1", Some("ab".repeat(32)), Some(812)),
+            ("r", "调用 1", None, None),
+            ("r", "c", Some(String::new()), Some(0)),
+        ];
+        for (run, call, fp, bytes) in records {
+            let r = LedgerRecord {
+                run_id: Some(run.into()),
+                tool_call_id: call.into(),
+                scope_fingerprint: fp.clone(),
+                observation_bytes: bytes,
+                ..LedgerRecord::default()
+            };
+            let line = entry(&r);
+            let rest = &line[br#"["r","#.len()..];
+            assert_eq!(
+                this_runs_entry(rest),
+                Some((call, fp.as_deref(), bytes)),
+                "{}",
+                String::from_utf8_lossy(&line)
+            );
+        }
+        // Anything else goes to the parser (or is a damaged index).
+        for rest in [
+            &br#""a","b",12"#[..],
+            br#""a",null,1x]"#,
+            br#""a",null,]"#,
+            b"",
+        ] {
+            assert_eq!(this_runs_entry(rest), None);
+        }
+    }
+
+    #[test]
+    fn buckets_are_chosen_by_run_and_records_without_a_run_share_one() {
+        assert_eq!(bucket_of(Some("run-a")), bucket_of(Some("run-a")));
+        assert!(bucket_of(Some("run-a")) < BUCKETS);
+        assert_eq!(bucket_of(None), ANY_RUN);
+        let spread: std::collections::HashSet<u32> = (0..200)
+            .map(|i| bucket_of(Some(&format!("run-{i}"))))
+            .collect();
+        assert!(spread.len() > 150, "{}", spread.len());
+    }
 }

@@ -330,7 +330,7 @@ impl ToolBoundary {
             CallOutcome::new(tool, echo(&self.context.run_id), echo(&call.tool_call_id));
         let context = &self.context;
         let probe = preflight::fingerprint_of(&call.request);
-        let fresh = || prior_history(context, Some(probe.clone()));
+        let fresh = || prior_history(context, Some(&call.tool_call_id), Some(probe.clone()));
         let (mut session, history) = match self.ledger.open(&fresh) {
             Ok(s) => s,
             Err(e) => {
@@ -409,7 +409,7 @@ impl ToolBoundary {
         let echo = |id: &str| valid_id(id).then(|| id.to_owned());
         let mut outcome = CallOutcome::new(tool, echo(&self.context.run_id), echo(tool_call_id));
         let context = &self.context;
-        let fresh = || prior_history(context, None);
+        let fresh = || prior_history(context, None, None);
         let (_session, history) = match self.ledger.open(&fresh) {
             Ok(s) => s,
             Err(e) => {
@@ -430,10 +430,10 @@ impl ToolBoundary {
 }
 
 /// A history holding the harness's `prior_calls`, before the ledger's records are fed to it.
-fn prior_history(context: &RunContext, probe: Option<String>) -> History {
-    let mut history = History::new(&context.run_id, probe);
+fn prior_history(context: &RunContext, id: Option<&str>, fingerprint: Option<String>) -> History {
+    let mut history = History::new(&context.run_id, id, fingerprint);
     for r in &context.prior_calls {
-        history.add_record(r);
+        history.add_prior(r);
     }
     history
 }

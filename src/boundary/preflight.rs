@@ -36,26 +36,35 @@ pub struct Admission {
 /// Everything the run has done so far: the harness's `prior_calls` and this run's ledger
 /// records, fed one at a time (the ledger is streamed, never held).
 ///
-/// Only what preflight asks is kept: the run's call ids (a hash set: a call id reported twice
-/// counts once), its call count and observation bytes, and the first call with the one scope
-/// fingerprint this call will ask about.
+/// Only what preflight asks is kept: the prior calls' ids (a hash set: a call reported by the
+/// harness and the ledger counts once), the run's call count and observation bytes, whether
+/// this call's id was seen, and the first call with this call's scope fingerprint. The ledger's
+/// own records are not collected: the appender never admits an id twice, so each record of the
+/// run is one call (a record copied by hand counts again: stricter, never looser).
 #[derive(Debug, Clone)]
 pub struct History {
     run_id: String,
-    probe: Option<String>,
-    ids: HashSet<String>,
+    probe_id: Option<String>,
+    probe_fingerprint: Option<String>,
+    prior_ids: HashSet<String>,
+    calls: u64,
     observation_bytes: u64,
+    probe_id_seen: bool,
     first_with_probe: Option<String>,
 }
 
 impl History {
-    /// An empty history of run `run_id`, watching for calls with the scope fingerprint `probe`.
-    pub fn new(run_id: &str, probe: Option<String>) -> Self {
+    /// An empty history of run `run_id`, watching for the call id `probe_id` and for calls with
+    /// the scope fingerprint `probe_fingerprint`.
+    pub fn new(run_id: &str, probe_id: Option<&str>, probe_fingerprint: Option<String>) -> Self {
         Self {
             run_id: run_id.to_owned(),
-            probe,
-            ids: HashSet::new(),
+            probe_id: probe_id.map(str::to_owned),
+            probe_fingerprint,
+            prior_ids: HashSet::new(),
+            calls: 0,
             observation_bytes: 0,
+            probe_id_seen: false,
             first_with_probe: None,
         }
     }
@@ -65,8 +74,23 @@ impl History {
         &self.run_id
     }
 
-    /// Adds one call; records of other runs are ignored (a record without a run id counts for
-    /// every run), and so is a call id seen before.
+    /// Adds one of the harness's prior calls (before any ledger record).
+    pub fn add_prior(&mut self, r: &LedgerRecord) {
+        if r.run_id.as_deref().is_some_and(|id| id != self.run_id)
+            || self.prior_ids.contains(&r.tool_call_id)
+        {
+            return;
+        }
+        self.prior_ids.insert(r.tool_call_id.clone());
+        self.count(
+            &r.tool_call_id,
+            r.scope_fingerprint.as_deref(),
+            r.observation_bytes,
+        );
+    }
+
+    /// Adds one ledger record; records of other runs are ignored (a record without a run id
+    /// counts for every run), and so is a call the harness also reported.
     pub fn add(
         &mut self,
         run_id: Option<&str>,
@@ -74,22 +98,31 @@ impl History {
         fingerprint: Option<&str>,
         observation_bytes: Option<u64>,
     ) {
-        if run_id.is_some_and(|id| id != self.run_id) || self.ids.contains(tool_call_id) {
+        if run_id.is_some_and(|id| id != self.run_id)
+            || (!self.prior_ids.is_empty() && self.prior_ids.contains(tool_call_id))
+        {
             return;
         }
-        self.ids.insert(tool_call_id.to_owned());
+        self.count(tool_call_id, fingerprint, observation_bytes);
+    }
+
+    fn count(&mut self, id: &str, fingerprint: Option<&str>, observation_bytes: Option<u64>) {
+        self.calls += 1;
         self.observation_bytes = self
             .observation_bytes
             .saturating_add(observation_bytes.unwrap_or(0));
+        if self.probe_id.as_deref() == Some(id) {
+            self.probe_id_seen = true;
+        }
         if self.first_with_probe.is_none()
             && fingerprint.is_some()
-            && fingerprint == self.probe.as_deref()
+            && fingerprint == self.probe_fingerprint.as_deref()
         {
-            self.first_with_probe = Some(tool_call_id.to_owned());
+            self.first_with_probe = Some(id.to_owned());
         }
     }
 
-    /// [`History::add`] of a record.
+    /// [`History::add`] of a ledger record.
     pub fn add_record(&mut self, r: &LedgerRecord) {
         self.add(
             r.run_id.as_deref(),
@@ -101,7 +134,7 @@ impl History {
 
     /// Calls admitted so far.
     pub fn calls_used(&self) -> u64 {
-        self.ids.len() as u64
+        self.calls
     }
 
     /// Observation bytes returned so far.
@@ -109,14 +142,16 @@ impl History {
         self.observation_bytes
     }
 
+    /// Whether `id` was used: only known for the id the history watched.
     fn contains_call(&self, id: &str) -> bool {
-        self.ids.contains(id)
+        debug_assert_eq!(self.probe_id.as_deref(), Some(id));
+        self.probe_id.as_deref() == Some(id) && self.probe_id_seen
     }
 
     /// The first call with `fingerprint`: only known for the fingerprint the history watched.
     fn first_with_fingerprint(&self, fingerprint: &str) -> Option<&str> {
-        debug_assert_eq!(self.probe.as_deref(), Some(fingerprint));
-        (self.probe.as_deref() == Some(fingerprint))
+        debug_assert_eq!(self.probe_fingerprint.as_deref(), Some(fingerprint));
+        (self.probe_fingerprint.as_deref() == Some(fingerprint))
             .then_some(self.first_with_probe.as_deref())
             .flatten()
     }
@@ -303,11 +338,7 @@ pub fn lookback_of(requested: Option<i64>) -> u32 {
         .unwrap_or(DEFAULT_LOOKBACK_MINUTES)
 }
 
-fn check_budget(
-    ctx: &RunContext,
-    call: &ToolCall,
-    history: &History,
-) -> Result<usize, ToolError> {
+fn check_budget(ctx: &RunContext, call: &ToolCall, history: &History) -> Result<usize, ToolError> {
     if history.calls_used() >= ctx.budget.max_tool_calls {
         return Err(reject(
             ErrorCode::BudgetExhausted,
@@ -391,4 +422,38 @@ fn check_size(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(run: Option<&str>, id: &str, fp: Option<&str>, bytes: u64) -> LedgerRecord {
+        LedgerRecord {
+            run_id: run.map(str::to_owned),
+            tool_call_id: id.into(),
+            tool: "rag".into(),
+            scope_fingerprint: fp.map(str::to_owned),
+            observation_bytes: Some(bytes),
+            ..LedgerRecord::default()
+        }
+    }
+
+    #[test]
+    fn a_call_reported_by_the_harness_and_the_ledger_counts_once() {
+        let mut h = History::new("r", Some("b"), Some("f".into()));
+        h.add_prior(&record(Some("r"), "a", None, 10));
+        h.add_prior(&record(Some("r"), "a", None, 99));
+        h.add_prior(&record(Some("other"), "x", Some("f"), 5));
+        h.add_record(&record(Some("r"), "a", None, 10));
+        h.add_record(&record(Some("other"), "b", Some("f"), 7));
+        h.add_record(&record(None, "c", Some("f"), 1));
+        h.add_record(&record(Some("r"), "b", Some("f"), 2));
+        assert_eq!((h.calls_used(), h.observation_bytes_used()), (3, 13));
+        assert!(h.contains_call("b"));
+        assert_eq!(h.first_with_fingerprint("f"), Some("c"));
+        let fresh = History::new("r", Some("z"), Some("g".into()));
+        assert!(!fresh.contains_call("z"));
+        assert_eq!(fresh.first_with_fingerprint("g"), None);
+    }
 }

@@ -517,8 +517,18 @@ fn rag_within_seconds(ctx: &TempContext, call_id: &str) -> (i32, String, String)
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
     let (mut out, mut err) = (String::new(), String::new());
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     (status.code().unwrap_or(-1), out, err)
 }
 
@@ -571,7 +581,11 @@ fn a_line_over_one_mib_is_a_corrupt_ledger_naming_it() {
         .run();
     assert_eq!(ran.code, 5, "{}", ran.stdout);
     assert_eq!(ran.error_code(), "LEDGER_CORRUPT");
-    assert!(ran.stdout.contains("line 2 is longer than 1 MiB"), "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains("line 2 is longer than 1 MiB"),
+        "{}",
+        ran.stdout
+    );
     assert_eq!(std::fs::read(&path).unwrap(), bytes, "left alone");
     // `ledger verify` reads it as a break, not an allocation.
     assert_broken(&verify(&path, &[]), &["line 2 is longer than 1 MiB"]);
@@ -618,9 +632,14 @@ fn a_deleted_or_damaged_index_never_admits_a_duplicate_nor_exceeds_the_budget() 
         let ctx = context_with(json!({"ledger": "l.jsonl", "budget": {"max_tool_calls": 3}}));
         admit(&ctx, "call_1", "a");
         admit(&ctx, "call_2", "b");
-        assert!(index_dir(&ctx).join("head").is_file(), "the index is written");
+        assert!(
+            index_dir(&ctx).join("head").is_file(),
+            "the index is written"
+        );
         damage_index(&ctx, how);
-        let dup = Aci::rag(&ctx.path, "call_1", "z").arg(MISSING_RESPONSE).run();
+        let dup = Aci::rag(&ctx.path, "call_1", "z")
+            .arg(MISSING_RESPONSE)
+            .run();
         assert_eq!(dup.error_code(), "DUPLICATE_TOOL_CALL", "damage {how}");
         damage_index(&ctx, how.min(4));
         // The same scope is still known as asked before.
@@ -631,7 +650,9 @@ fn a_deleted_or_damaged_index_never_admits_a_duplicate_nor_exceeds_the_budget() 
         assert_eq!(harness.code, 0, "damage {how}: {}", harness.stdout);
         assert_eq!(harness.json()["duplicate_of"], "call_1", "damage {how}");
         damage_index(&ctx, how.min(4));
-        let spent = Aci::rag(&ctx.path, "call_4", "d").arg(MISSING_RESPONSE).run();
+        let spent = Aci::rag(&ctx.path, "call_4", "d")
+            .arg(MISSING_RESPONSE)
+            .run();
         assert_eq!(spent.error_code(), "BUDGET_EXHAUSTED", "damage {how}");
         assert_chain_verifies(&ctx, 3);
     }
@@ -652,7 +673,9 @@ fn records_appended_by_hand_and_a_ledger_restored_from_backup_are_seen() {
     let mut bytes = std::fs::read(&path).unwrap();
     bytes.extend_from_slice(format!("{by_hand}\n").as_bytes());
     std::fs::write(&path, &bytes).unwrap();
-    let dup = Aci::rag(&ctx.path, "call_by_hand", "z").arg(MISSING_RESPONSE).run();
+    let dup = Aci::rag(&ctx.path, "call_by_hand", "z")
+        .arg(MISSING_RESPONSE)
+        .run();
     assert_eq!(dup.error_code(), "DUPLICATE_TOOL_CALL");
     admit(&ctx, "call_3", "c");
     assert_chain_verifies(&ctx, 4);
@@ -660,7 +683,10 @@ fn records_appended_by_hand_and_a_ledger_restored_from_backup_are_seen() {
     std::fs::write(&path, &backup).unwrap();
     admit(&ctx, "call_2", "b");
     assert_eq!(
-        Aci::rag(&ctx.path, "call_3", "c").response("rag/duplicates.json").run().code,
+        Aci::rag(&ctx.path, "call_3", "c")
+            .response("rag/duplicates.json")
+            .run()
+            .code,
         0,
         "call_3 is not in the restored ledger"
     );
@@ -676,7 +702,9 @@ fn a_crash_between_the_append_and_the_index_head_counts_the_call_once() {
     admit(&ctx, "call_2", "b");
     // As if call_2 died after writing its record and its bucket entry, before its head.
     std::fs::write(&head, &before).unwrap();
-    let dup = Aci::rag(&ctx.path, "call_2", "z").arg(MISSING_RESPONSE).run();
+    let dup = Aci::rag(&ctx.path, "call_2", "z")
+        .arg(MISSING_RESPONSE)
+        .run();
     assert_eq!(dup.error_code(), "DUPLICATE_TOOL_CALL");
     let harness = Aci::rag(&ctx.path, "call_3", "c")
         .response("rag/duplicates.json")
@@ -689,7 +717,9 @@ fn a_crash_between_the_append_and_the_index_head_counts_the_call_once() {
         .map(|r| r["observation_bytes"].as_u64().unwrap())
         .sum();
     assert_eq!(harness["budget"]["observation_bytes_used"], spent);
-    let spent = Aci::rag(&ctx.path, "call_4", "d").arg(MISSING_RESPONSE).run();
+    let spent = Aci::rag(&ctx.path, "call_4", "d")
+        .arg(MISSING_RESPONSE)
+        .run();
     assert_eq!(spent.error_code(), "BUDGET_EXHAUSTED");
     assert_chain_verifies(&ctx, 3);
 }
