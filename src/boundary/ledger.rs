@@ -211,10 +211,10 @@ fn rebuild(path: &Path, file: &File, history: &mut History) -> Result<Read, Tool
     let mut builder = Rebuild::start(path);
     let streamed = ledger_index::stream_records(file, 0, 0, &mut |r, start, n| {
         history.add_record(r);
-        if let Some(b) = &mut builder {
-            if b.add(r, start, n).is_err() {
-                builder = None;
-            }
+        if let Some(b) = &mut builder
+            && b.add(r, start, n).is_err()
+        {
+            builder = None;
         }
     })?;
     let chain_head = streamed.chain_head(file, chain::GENESIS)?;
