@@ -12,6 +12,11 @@
 //! computed under the same lock as the check, from the bytes actually in the file, so concurrent
 //! appenders build one chain, and after a torn line is cut the chain goes on from the last whole
 //! record. The new line's hash is returned as the chain's head for the harness.
+//!
+//! At scale (issue 29) the records are never held: a call reads what its run has done from the
+//! index beside the ledger ([`super::ledger_index`]), checked against the ledger's length and
+//! last record, and otherwise streams the ledger once with a bounded line length, rebuilding the
+//! index on the way. A ledger path that is not a regular file is refused before it is opened.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};

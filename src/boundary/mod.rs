@@ -3,7 +3,8 @@
 //! `execute` runs the pipeline of SPEC §3–§6 in one direction: lock and read the run's records →
 //! preflight → read the legacy response → project within the call's total bound → derive the
 //! views → append the canonical record → return. The framework's `tool_call_id` and the run's id
-//! are carried byte for byte; the boundary never mints an id and writes no store but the ledger.
+//! are carried byte for byte; the boundary never mints an id and writes no store but the ledger
+//! (and its index, a cache derived from it).
 
 pub mod arguments;
 pub mod chain;
