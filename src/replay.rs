@@ -802,8 +802,9 @@ mod tests {
         let mut store = LedgerStore::File(dir.path().join("l.jsonl"));
         for r in records {
             store
-                .open()
+                .open(&|| crate::boundary::preflight::History::new("r", None, None))
                 .unwrap()
+                .0
                 .append(r.record.as_ref().unwrap())
                 .unwrap();
         }

@@ -16,7 +16,6 @@
 //! after the last newline are a torn line (a crash mid-write), not part of the chain: the
 //! appender cuts them off before it writes, and the verifier reports them as a crash artefact.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -37,35 +36,23 @@ pub fn is_hash(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// The whole lines of a ledger file and what follows the last newline.
+/// The whole lines of a ledger file held in memory (replay's comparison).
 pub(crate) struct Lines<'a> {
     /// 1-based line number and bytes (without the newline) of every non-blank whole line.
     pub whole: Vec<(u64, &'a [u8])>,
-    /// Length of the part up to and including the last newline.
-    pub complete_len: usize,
-    /// The line number of the bytes after the last newline, when there are any non-blank ones.
-    pub torn_line: Option<u64>,
 }
 
-/// Splits a ledger into its whole lines, the way both the appender and the verifier read it.
+/// Splits a ledger into its whole lines, the way both the appender and the verifier read it:
+/// blank lines skipped, the bytes after the last newline (a torn line) left out.
 pub(crate) fn lines(bytes: &[u8]) -> Lines<'_> {
     let complete_len = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    let mut whole = Vec::new();
-    let mut count = 0u64;
-    for (index, line) in bytes[..complete_len].split(|b| *b == b'\n').enumerate() {
-        count = index as u64 + 1;
-        if !is_blank(line) {
-            whole.push((index as u64 + 1, line));
-        }
-    }
-    // `split` yields one empty piece after the final newline; it is the torn line's number.
-    let tail = &bytes[complete_len..];
-    let torn_line = (!is_blank(tail)).then_some(count.max(1));
-    Lines {
-        whole,
-        complete_len,
-        torn_line,
-    }
+    let whole = bytes[..complete_len]
+        .split(|b| *b == b'\n')
+        .enumerate()
+        .filter(|(_, line)| !is_blank(line))
+        .map(|(index, line)| (index as u64 + 1, line))
+        .collect();
+    Lines { whole }
 }
 
 fn is_blank(line: &[u8]) -> bool {
@@ -180,6 +167,8 @@ pub struct ChainBreak {
 pub enum BreakKind {
     /// The line is not a ledger record at all (not JSON, or fields the ledger never writes).
     NotARecord,
+    /// The line runs past 1 MiB without ending: damage, never a record; nothing after it is read.
+    TooLong,
     /// A record without `prev_sha256`: written before the chain existed, or edited.
     Unchained,
     /// Lines `line..=last` were not there when the record after them was written.
@@ -207,6 +196,11 @@ impl fmt::Display for ChainBreak {
             BreakKind::NotARecord => write!(
                 f,
                 "line {line} is not a ledger record: it was edited or inserted"
+            ),
+            BreakKind::TooLong => write!(
+                f,
+                "line {line} is longer than 1 MiB: not a ledger record; the file is not read \
+                 past it"
             ),
             BreakKind::Unchained => write!(
                 f,
@@ -244,105 +238,250 @@ impl fmt::Display for ChainBreak {
 
 /// Checks the chain of a ledger file's bytes, and that `expected_head` (if given) is in it.
 pub fn verify(bytes: &[u8], expected_head: Option<&str>) -> ChainReport {
-    let lines = lines(bytes);
-    let torn = lines.torn_line.map(|line| TornLine {
-        line,
-        bytes: (bytes.len() - lines.complete_len) as u64,
-    });
-    let hashes: Vec<String> = lines.whole.iter().map(|(_, l)| line_hash(l)).collect();
-    // First position of each hash; a chain never repeats a line, a tampered file might.
-    let mut position: HashMap<&str, usize> = HashMap::with_capacity(hashes.len());
-    for (i, h) in hashes.iter().enumerate() {
-        position.entry(h.as_str()).or_insert(i);
-    }
-    let links: Vec<Result<Option<String>, ()>> = lines
-        .whole
-        .iter()
-        .map(|(_, line)| {
-            serde_json::from_slice::<LedgerRecord>(line)
-                .map(|r| r.prev_sha256)
-                .map_err(drop)
-        })
-        .collect();
-    let number = |i: usize| lines.whole[i].0;
-    let expected = |i: usize| if i == 0 { GENESIS } else { &hashes[i - 1] };
+    verify_source(&mut std::io::Cursor::new(bytes), expected_head)
+        .expect("reading from memory does not fail")
+}
 
-    let mut broken = None;
-    for i in 0..lines.whole.len() {
-        let at = |kind| {
-            Some(ChainBreak {
-                line: number(i),
-                kind,
-            })
-        };
-        let prev = match &links[i] {
-            Err(()) => {
-                broken = at(BreakKind::NotARecord);
+/// A line's chain hash as bytes, and the same from a `prev_sha256` (lowercase hex only, as the
+/// appender writes it: anything else links to no line).
+type Digest = [u8; 32];
+
+fn digest(line: &[u8]) -> Digest {
+    use sha2::{Digest as _, Sha256};
+    Sha256::digest(line).into()
+}
+
+fn parse_hash(text: &str) -> Option<Digest> {
+    if !is_hash(text) {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in text.as_bytes().chunks(2).enumerate() {
+        let nibble = |c: u8| if c <= b'9' { c - b'0' } else { c - b'a' + 10 };
+        out[i] = nibble(pair[0]) << 4 | nibble(pair[1]);
+    }
+    Some(out)
+}
+
+const GENESIS_DIGEST: Digest = [0; 32];
+
+/// A record's link as the verifier reads it.
+enum Link {
+    NotARecord,
+    Unchained,
+    /// The parsed hash, `None` when the text is not a hash (then it matches no line).
+    To(Option<Digest>),
+}
+
+fn link_of(line: &[u8]) -> Link {
+    match serde_json::from_slice::<LedgerRecord>(line) {
+        Err(_) => Link::NotARecord,
+        Ok(LedgerRecord {
+            prev_sha256: None, ..
+        }) => Link::Unchained,
+        Ok(LedgerRecord {
+            prev_sha256: Some(p),
+            ..
+        }) => Link::To(parse_hash(&p)),
+    }
+}
+
+/// The first broken link as pass one sees it, with what it learns about it on the way.
+struct Pending {
+    /// The index (among whole non-blank lines) and number of the line whose link breaks.
+    index: u64,
+    line: u64,
+    /// Its link, when it has one.
+    target: Option<Option<Digest>>,
+    /// What it should have linked to (the line before's hash), and that line's number.
+    expected: Digest,
+    previous: Option<u64>,
+    /// The link of the whole line after it, when there is one.
+    next_link: Option<Option<Digest>>,
+    /// The first later line whose hash is the link.
+    later: Option<u64>,
+}
+
+/// Streams a ledger and checks its chain, keeping one line in memory whatever its size; reads
+/// the file a second time only to say where a broken link points, when it points back.
+pub(crate) fn verify_source<R: Read + std::io::Seek>(
+    source: &mut R,
+    expected_head: Option<&str>,
+) -> std::io::Result<ChainReport> {
+    use super::lines::{LineError, LineReader};
+    let wanted_head = expected_head.and_then(parse_hash);
+    let mut reader = LineReader::new(
+        std::io::BufReader::with_capacity(1 << 16, &mut *source),
+        0,
+        0,
+    );
+    let (mut records, mut last, mut last_line) = (0u64, None::<Digest>, None::<u64>);
+    let mut first_line = None::<u64>;
+    let mut head_found = None::<(u64, u64)>;
+    let mut pending = None::<Pending>;
+    let mut broken = None::<ChainBreak>;
+    let mut torn = None;
+    loop {
+        let line = match reader.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(LineError::Io(e)) => return Err(e),
+            Err(LineError::TooLong(line)) => {
+                // Nothing past a line with no end can be read as records.
+                if pending.is_none() && broken.is_none() {
+                    broken = Some(ChainBreak {
+                        line,
+                        kind: BreakKind::TooLong,
+                    });
+                }
                 break;
             }
-            Ok(None) => {
-                broken = at(BreakKind::Unchained);
-                break;
-            }
-            Ok(Some(prev)) => prev.as_str(),
         };
-        if prev == expected(i) {
+        if line.is_blank() {
             continue;
         }
-        // Where does the link point? `Some(j)`: the line the record was written after, `None`:
-        // the start of the file.
-        let target = if prev == GENESIS {
-            Some(None)
-        } else {
-            position.get(prev).map(|j| Some(*j))
-        };
-        broken = match target {
-            // A link further back: the lines in between were not there when this one was written.
-            Some(j) if j.is_none_or(|j| j + 1 < i) => {
-                let first = j.map_or(0, |j| j + 1);
-                Some(ChainBreak {
-                    line: number(first),
-                    kind: BreakKind::Inserted {
-                        last: number(i - 1),
-                    },
-                })
+        if !line.complete {
+            torn = Some(TornLine {
+                line: line.number,
+                bytes: line.bytes.len() as u64,
+            });
+            break;
+        }
+        let hash = digest(line.bytes);
+        let index = records;
+        records += 1;
+        first_line.get_or_insert(line.number);
+        if wanted_head == Some(hash) && head_found.is_none() {
+            head_found = Some((line.number, index));
+        }
+        let expected = last.unwrap_or(GENESIS_DIGEST);
+        if let Some(p) = &mut pending {
+            if index == p.index + 1 {
+                p.next_link = Some(match link_of(line.bytes) {
+                    Link::To(t) => t,
+                    _ => None,
+                });
             }
-            // A link to a later line (the line right before would be intact, itself impossible).
-            Some(Some(j)) => at(BreakKind::Reordered { after: number(j) }),
-            // Taken by the first arm; kept for the match to be exhaustive.
-            Some(None) => at(BreakKind::EditedOrDeleted { previous: None }),
-            None => {
-                // A line with a forged link, whose successor still links past it: inserted.
-                let next_skips_it = links
-                    .get(i + 1)
-                    .and_then(|l| l.as_ref().ok().cloned().flatten())
-                    .is_some_and(|next| next == expected(i));
-                if next_skips_it {
-                    at(BreakKind::Inserted { last: number(i) })
-                } else {
-                    at(BreakKind::EditedOrDeleted {
-                        previous: i.checked_sub(1).map(number),
-                    })
+            if p.later.is_none() && p.target == Some(Some(hash)) {
+                p.later = Some(line.number);
+            }
+        } else if broken.is_none() {
+            let here = |kind| {
+                Some(ChainBreak {
+                    line: line.number,
+                    kind,
+                })
+            };
+            match link_of(line.bytes) {
+                Link::NotARecord => broken = here(BreakKind::NotARecord),
+                Link::Unchained => broken = here(BreakKind::Unchained),
+                Link::To(Some(t)) if t == expected => {}
+                Link::To(target) => {
+                    pending = Some(Pending {
+                        index,
+                        line: line.number,
+                        target: Some(target),
+                        expected,
+                        previous: last_line,
+                        next_link: None,
+                        later: None,
+                    });
                 }
             }
-        };
-        break;
+        }
+        last = Some(hash);
+        last_line = Some(line.number);
     }
-
-    let head_check = expected_head.map(|head| match position.get(head) {
-        Some(i) => HeadCheck::Found {
-            line: number(*i),
-            following: (hashes.len() - i - 1) as u64,
+    drop(reader);
+    if let Some(p) = pending {
+        broken = Some(explain(source, &p, first_line.unwrap_or(1))?);
+    }
+    let head_check = expected_head.map(|_| match head_found {
+        Some((line, index)) => HeadCheck::Found {
+            line,
+            following: records - index - 1,
         },
         None => HeadCheck::Missing,
     });
-    ChainReport {
-        records: hashes.len() as u64,
-        head: hashes.last().cloned(),
+    Ok(ChainReport {
+        records,
+        head: last.map(|d| super::scope::hex(&d)),
         broken,
         torn,
         head_check,
+    })
+}
+
+/// Says what the first broken link points to: a line further back (the lines in between were
+/// inserted), a later line (reordered), or no line (edited or deleted; or, when the next line
+/// links past it, an inserted line with a forged link). Looking back reads the file again up to
+/// the break, so the verifier never keeps a table of every hash.
+fn explain<R: Read + std::io::Seek>(
+    source: &mut R,
+    p: &Pending,
+    first_line: u64,
+) -> std::io::Result<ChainBreak> {
+    use super::lines::LineReader;
+    let target = p.target.flatten();
+    // The line the record was written after: `Some(None)` is the start of the file.
+    let mut back: Option<Option<(u64, u64)>> = None;
+    if target == Some(GENESIS_DIGEST) {
+        back = Some(None);
+    } else if let Some(t) = target {
+        source.seek(std::io::SeekFrom::Start(0))?;
+        let mut reader = LineReader::new(
+            std::io::BufReader::with_capacity(1 << 16, &mut *source),
+            0,
+            0,
+        );
+        let mut index = 0u64;
+        let mut previous_was_match = false;
+        while index < p.index {
+            let Ok(Some(line)) = reader.next_line() else {
+                break;
+            };
+            if line.is_blank() {
+                continue;
+            }
+            if previous_was_match {
+                // The first line after the one linked to: where the insertion starts.
+                back = back.map(|b| b.map(|(j, _)| (j, line.number)));
+                break;
+            }
+            if digest(line.bytes) == t {
+                back = Some(Some((index, line.number)));
+                previous_was_match = true;
+            }
+            index += 1;
+        }
     }
+    let inserted_from = |first: u64| ChainBreak {
+        line: first,
+        kind: BreakKind::Inserted {
+            last: p.previous.unwrap_or(first),
+        },
+    };
+    Ok(match back {
+        // A link to the start of the file, or to a line further back than the one before.
+        Some(None) => inserted_from(first_line),
+        Some(Some((j, next_number))) if j + 1 < p.index => inserted_from(next_number),
+        _ => match p.later {
+            Some(after) => ChainBreak {
+                line: p.line,
+                kind: BreakKind::Reordered { after },
+            },
+            None if p.next_link == Some(Some(p.expected)) => ChainBreak {
+                line: p.line,
+                kind: BreakKind::Inserted { last: p.line },
+            },
+            None => ChainBreak {
+                line: p.line,
+                kind: BreakKind::EditedOrDeleted {
+                    previous: p.previous,
+                },
+            },
+        },
+    })
 }
 
 /// A ledger that cannot be read (exit 5).
@@ -355,10 +494,77 @@ pub struct LedgerReadError {
     pub source: std::io::Error,
 }
 
-/// `aciproj ledger verify` as a library call: reads the ledger at `path` (`-`: standard input)
-/// and checks its hash chain, and with `head` that the chain reaches that `ledger_head`.
+/// `aciproj ledger verify` as a library call: streams the ledger at `path` (`-`: standard input,
+/// spooled to a temporary file so a broken link can be looked back on) and checks its hash
+/// chain, and with `head` that the chain reaches that `ledger_head`. Memory stays flat whatever
+/// the file's size.
 pub fn verify_file(path: &Path, head: Option<&str>) -> Result<ChainReport, LedgerReadError> {
-    Ok(verify(&read(path)?, head))
+    let fail = |source| LedgerReadError {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = if path == Path::new("-") {
+        let mut spool = tempfile::tempfile().map_err(fail)?;
+        spool_bounded(&mut std::io::stdin().lock(), &mut spool).map_err(fail)?;
+        spool
+    } else {
+        // Asked before opening, so a FIFO is never waited on and a device is never read.
+        let meta = std::fs::metadata(path).map_err(fail)?;
+        if !meta.is_file() {
+            return Err(fail(not_a_regular_file(&meta)));
+        }
+        std::fs::File::open(path).map_err(fail)?
+    };
+    use std::io::Seek;
+    file.rewind().map_err(fail)?;
+    verify_source(&mut file, head).map_err(fail)
+}
+
+/// Why a path that exists is not a ledger: what it is instead.
+pub(crate) fn not_a_regular_file(meta: &std::fs::Metadata) -> std::io::Error {
+    let t = meta.file_type();
+    let mut what = if t.is_dir() { "a directory" } else { "" };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            what = "a FIFO";
+        } else if t.is_char_device() {
+            what = "a character device";
+        } else if t.is_block_device() {
+            what = "a block device";
+        } else if t.is_socket() {
+            what = "a socket";
+        }
+    }
+    if what.is_empty() {
+        return std::io::Error::other("it is not a regular file");
+    }
+    std::io::Error::other(format!("it is {what}, not a regular file"))
+}
+
+/// Copies standard input into the spool, stopping once a line runs past the bound: what follows
+/// could never be read as records, and an endless stream must not fill the disk.
+fn spool_bounded(input: &mut dyn Read, spool: &mut std::fs::File) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut since_newline = 0usize;
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        spool.write_all(&buf[..n])?;
+        since_newline = match memchr::memrchr(b'\n', &buf[..n]) {
+            Some(i) => n - i - 1,
+            None => since_newline + n,
+        };
+        if since_newline > super::lines::MAX_LINE_BYTES {
+            return Ok(());
+        }
+    }
 }
 
 /// Reads a whole ledger file; `-` reads standard input.

@@ -3,11 +3,14 @@
 //! `execute` runs the pipeline of SPEC §3–§6 in one direction: lock and read the run's records →
 //! preflight → read the legacy response → project within the call's total bound → derive the
 //! views → append the canonical record → return. The framework's `tool_call_id` and the run's id
-//! are carried byte for byte; the boundary never mints an id and writes no store but the ledger.
+//! are carried byte for byte; the boundary never mints an id and writes no store but the ledger
+//! (and its index, a cache derived from it).
 
 pub mod arguments;
 pub mod chain;
 pub mod ledger;
+mod ledger_index;
+pub(crate) mod lines;
 pub mod live;
 pub(crate) mod preflight;
 pub(crate) mod scope;
@@ -360,14 +363,15 @@ impl ToolBoundary {
         let mut outcome =
             CallOutcome::new(tool, echo(&self.context.run_id), echo(&call.tool_call_id));
         let context = &self.context;
-        let mut session = match self.ledger.open() {
+        let probe = preflight::fingerprint_of(&call.request);
+        let fresh = || prior_history(context, Some(&call.tool_call_id), Some(probe.clone()));
+        let (mut session, history) = match self.ledger.open(&fresh) {
             Ok(s) => s,
             Err(e) => {
                 outcome.finish(Err(ledger_diagnostic(e, context)));
                 return outcome;
             }
         };
-        let history = History::new(&context.prior_calls, session.records(), &context.run_id);
         let (calls_used, bytes_used) = (history.calls_used(), history.observation_bytes_used());
         let budget = |calls: u64, bytes: u64| BudgetUse {
             tool_calls_used: calls,
@@ -468,14 +472,14 @@ impl ToolBoundary {
         let echo = |id: &str| valid_id(id).then(|| id.to_owned());
         let mut outcome = CallOutcome::new(tool, echo(&self.context.run_id), echo(tool_call_id));
         let context = &self.context;
-        let session = match self.ledger.open() {
+        let fresh = || prior_history(context, None, None);
+        let (_session, history) = match self.ledger.open(&fresh) {
             Ok(s) => s,
             Err(e) => {
                 outcome.finish(Err(ledger_diagnostic(e, context)));
                 return outcome;
             }
         };
-        let history = History::new(&context.prior_calls, session.records(), &context.run_id);
         let (calls, bytes) = (history.calls_used(), history.observation_bytes_used());
         outcome.control.budget = Some(BudgetUse {
             tool_calls_used: calls,
@@ -486,6 +490,15 @@ impl ToolBoundary {
         outcome.finish(Err(error));
         outcome
     }
+}
+
+/// A history holding the harness's `prior_calls`, before the ledger's records are fed to it.
+fn prior_history(context: &RunContext, id: Option<&str>, fingerprint: Option<String>) -> History {
+    let mut history = History::new(&context.run_id, id, fingerprint);
+    for r in &context.prior_calls {
+        history.add_prior(r);
+    }
+    history
 }
 
 /// Names the ledger file in a ledger error's diagnostic (the path is the operator's own).

@@ -3,6 +3,8 @@
 //! Nothing here opens the legacy response: the size check only asks the file system for the
 //! file's length. A call that fails preflight never reaches a reader or a projector.
 
+use std::collections::HashSet;
+
 use crate::bounds::json_len;
 use crate::context::{DuplicateScope, MAX_ID_BYTES, RunContext, RunMode, RunStatus, has_control};
 use crate::contracts::{LedgerRecord, LogsScope, LogsToolResult, NormalizedScope, RagToolResult};
@@ -31,52 +33,133 @@ pub struct Admission {
     pub logs_scope: Option<LogsScope>,
 }
 
-/// Everything the run has done so far: the harness's `prior_calls` and this run's ledger records.
-pub struct History<'a> {
-    records: Vec<&'a LedgerRecord>,
+/// Everything the run has done so far: the harness's `prior_calls` and this run's ledger
+/// records, fed one at a time (the ledger is streamed, never held).
+///
+/// Only what preflight asks is kept: the prior calls' ids (a hash set: a call reported by the
+/// harness and the ledger counts once), the run's call count and observation bytes, whether
+/// this call's id was seen, and the first call with this call's scope fingerprint. The ledger's
+/// own records are not collected: the appender never admits an id twice, so each record of the
+/// run is one call (a record copied by hand counts again: stricter, never looser).
+#[derive(Debug, Clone)]
+pub struct History {
+    run_id: String,
+    probe_id: Option<String>,
+    probe_fingerprint: Option<String>,
+    prior_ids: HashSet<String>,
+    calls: u64,
+    observation_bytes: u64,
+    probe_id_seen: bool,
+    first_with_probe: Option<String>,
 }
 
-impl<'a> History<'a> {
-    /// Joins prior calls and ledger records of `run_id` (records of other runs are ignored; a
-    /// call id reported by both counts once).
-    pub fn new(prior: &'a [LedgerRecord], ledger: &'a [LedgerRecord], run_id: &str) -> Self {
-        let mut records: Vec<&LedgerRecord> = Vec::new();
-        for r in prior.iter().chain(ledger) {
-            let same_run = r.run_id.as_deref().is_none_or(|id| id == run_id);
-            if same_run
-                && !records
-                    .iter()
-                    .any(|seen| seen.tool_call_id == r.tool_call_id)
-            {
-                records.push(r);
-            }
+impl History {
+    /// An empty history of run `run_id`, watching for the call id `probe_id` and for calls with
+    /// the scope fingerprint `probe_fingerprint`.
+    pub fn new(run_id: &str, probe_id: Option<&str>, probe_fingerprint: Option<String>) -> Self {
+        Self {
+            run_id: run_id.to_owned(),
+            probe_id: probe_id.map(str::to_owned),
+            probe_fingerprint,
+            prior_ids: HashSet::new(),
+            calls: 0,
+            observation_bytes: 0,
+            probe_id_seen: false,
+            first_with_probe: None,
         }
-        Self { records }
+    }
+
+    /// The run this history is of.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Adds one of the harness's prior calls (before any ledger record).
+    pub fn add_prior(&mut self, r: &LedgerRecord) {
+        if r.run_id.as_deref().is_some_and(|id| id != self.run_id)
+            || self.prior_ids.contains(&r.tool_call_id)
+        {
+            return;
+        }
+        self.prior_ids.insert(r.tool_call_id.clone());
+        self.count(
+            &r.tool_call_id,
+            r.scope_fingerprint.as_deref(),
+            r.observation_bytes,
+        );
+    }
+
+    /// Adds one ledger record; records of other runs are ignored (a record without a run id
+    /// counts for every run), and so is a call the harness also reported.
+    pub fn add(
+        &mut self,
+        run_id: Option<&str>,
+        tool_call_id: &str,
+        fingerprint: Option<&str>,
+        observation_bytes: Option<u64>,
+    ) {
+        if run_id.is_some_and(|id| id != self.run_id)
+            || (!self.prior_ids.is_empty() && self.prior_ids.contains(tool_call_id))
+        {
+            return;
+        }
+        self.count(tool_call_id, fingerprint, observation_bytes);
+    }
+
+    fn count(&mut self, id: &str, fingerprint: Option<&str>, observation_bytes: Option<u64>) {
+        self.calls += 1;
+        self.observation_bytes = self
+            .observation_bytes
+            .saturating_add(observation_bytes.unwrap_or(0));
+        if self.probe_id.as_deref() == Some(id) {
+            self.probe_id_seen = true;
+        }
+        if self.first_with_probe.is_none()
+            && fingerprint.is_some()
+            && fingerprint == self.probe_fingerprint.as_deref()
+        {
+            self.first_with_probe = Some(id.to_owned());
+        }
+    }
+
+    /// [`History::add`] of a ledger record.
+    pub fn add_record(&mut self, r: &LedgerRecord) {
+        self.add(
+            r.run_id.as_deref(),
+            &r.tool_call_id,
+            r.scope_fingerprint.as_deref(),
+            r.observation_bytes,
+        );
     }
 
     /// Calls admitted so far.
     pub fn calls_used(&self) -> u64 {
-        self.records.len() as u64
+        self.calls
     }
 
     /// Observation bytes returned so far.
     pub fn observation_bytes_used(&self) -> u64 {
-        self.records
-            .iter()
-            .map(|r| r.observation_bytes.unwrap_or(0))
-            .fold(0u64, u64::saturating_add)
+        self.observation_bytes
     }
 
+    /// Whether `id` was used: only known for the id the history watched.
     fn contains_call(&self, id: &str) -> bool {
-        self.records.iter().any(|r| r.tool_call_id == id)
+        debug_assert_eq!(self.probe_id.as_deref(), Some(id));
+        self.probe_id.as_deref() == Some(id) && self.probe_id_seen
     }
 
+    /// The first call with `fingerprint`: only known for the fingerprint the history watched.
     fn first_with_fingerprint(&self, fingerprint: &str) -> Option<&str> {
-        self.records
-            .iter()
-            .find(|r| r.scope_fingerprint.as_deref() == Some(fingerprint))
-            .map(|r| r.tool_call_id.as_str())
+        debug_assert_eq!(self.probe_fingerprint.as_deref(), Some(fingerprint));
+        (self.probe_fingerprint.as_deref() == Some(fingerprint))
+            .then_some(self.first_with_probe.as_deref())
+            .flatten()
     }
+}
+
+/// The scope fingerprint a request asks about (what [`History::new`] watches for).
+pub fn fingerprint_of(request: &ToolRequest) -> String {
+    scope::fingerprint(request.tool(), &normalized_scope(request))
 }
 
 fn reject(code: ErrorCode, message: &'static str) -> ToolError {
@@ -87,7 +170,7 @@ fn reject(code: ErrorCode, message: &'static str) -> ToolError {
 pub fn check(
     ctx: &RunContext,
     call: &ToolCall,
-    history: &History<'_>,
+    history: &History,
     legacy: &LegacySource<'_>,
 ) -> Result<Admission, ToolError> {
     check_request(call)?;
@@ -255,11 +338,7 @@ pub fn lookback_of(requested: Option<i64>) -> u32 {
         .unwrap_or(DEFAULT_LOOKBACK_MINUTES)
 }
 
-fn check_budget(
-    ctx: &RunContext,
-    call: &ToolCall,
-    history: &History<'_>,
-) -> Result<usize, ToolError> {
+fn check_budget(ctx: &RunContext, call: &ToolCall, history: &History) -> Result<usize, ToolError> {
     if history.calls_used() >= ctx.budget.max_tool_calls {
         return Err(reject(
             ErrorCode::BudgetExhausted,
@@ -344,4 +423,38 @@ fn check_size(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(run: Option<&str>, id: &str, fp: Option<&str>, bytes: u64) -> LedgerRecord {
+        LedgerRecord {
+            run_id: run.map(str::to_owned),
+            tool_call_id: id.into(),
+            tool: "rag".into(),
+            scope_fingerprint: fp.map(str::to_owned),
+            observation_bytes: Some(bytes),
+            ..LedgerRecord::default()
+        }
+    }
+
+    #[test]
+    fn a_call_reported_by_the_harness_and_the_ledger_counts_once() {
+        let mut h = History::new("r", Some("b"), Some("f".into()));
+        h.add_prior(&record(Some("r"), "a", None, 10));
+        h.add_prior(&record(Some("r"), "a", None, 99));
+        h.add_prior(&record(Some("other"), "x", Some("f"), 5));
+        h.add_record(&record(Some("r"), "a", None, 10));
+        h.add_record(&record(Some("other"), "b", Some("f"), 7));
+        h.add_record(&record(None, "c", Some("f"), 1));
+        h.add_record(&record(Some("r"), "b", Some("f"), 2));
+        assert_eq!((h.calls_used(), h.observation_bytes_used()), (3, 13));
+        assert!(h.contains_call("b"));
+        assert_eq!(h.first_with_fingerprint("f"), Some("c"));
+        let fresh = History::new("r", Some("z"), Some("g".into()));
+        assert!(!fresh.contains_call("z"));
+        assert_eq!(fresh.first_with_fingerprint("g"), None);
+    }
 }

@@ -68,13 +68,24 @@ fn framework_id_and_run_are_valid() {
     );
     // The file's first record starts the hash chain.
     assert_eq!(r["prev_sha256"], "0".repeat(64));
-    // Nothing but the ledger was written next to the context.
-    let mut names: Vec<_> = std::fs::read_dir(ctx.dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    names.sort();
-    assert_eq!(names, ["context.json", "run.ledger.jsonl"]);
+    // Nothing but the ledger was written next to the context, and its index: a cache derived
+    // from it (docs/ledger.md, "The index"), holding its head and one bucket.
+    let names = |dir: &std::path::Path| {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        names(ctx.dir.path()),
+        ["context.json", "run.ledger.jsonl", "run.ledger.jsonl.index"]
+    );
+    let index = names(&ctx.dir.path().join("run.ledger.jsonl.index"));
+    assert_eq!(index.len(), 2, "{index:?}");
+    assert_eq!(index[1], "head");
+    assert!(index[0].starts_with('b') && index[0].ends_with(".jsonl"));
 }
 
 /// Runs a rejected call against a response path that does not exist, with a ledger, and checks

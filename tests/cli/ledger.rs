@@ -488,3 +488,238 @@ fn an_unreadable_ledger_exits_5_naming_the_path_and_the_reason() {
     assert_eq!(ran.code, 0, "{}", ran.stdout);
     assert!(ran.stdout.contains("chain intact: 1 record, head"));
 }
+
+/// Runs `aciproj rag` against `ctx` and returns its exit code, stdout and stderr, failing the
+/// test if it has not finished within ten seconds (a FIFO waited on, a device read on).
+fn rag_within_seconds(ctx: &TempContext, call_id: &str) -> (i32, String, String) {
+    use std::io::Read;
+    let bin = assert_cmd::cargo::cargo_bin("aciproj");
+    let mut child = Command::new(&bin)
+        .args(["rag", "--context"])
+        .arg(&ctx.path)
+        .args(["--call-id", call_id, "--query", "q"])
+        .arg(fixture("rag/duplicates.json"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("aciproj did not finish within 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let (mut out, mut err) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status.code().unwrap_or(-1), out, err)
+}
+
+#[test]
+fn a_ledger_that_is_not_a_regular_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("ledger.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let folder = dir.path().join("ledger.d");
+    std::fs::create_dir(&folder).unwrap();
+    for (path, reason) in [
+        (std::path::PathBuf::from("/dev/full"), "a character device"),
+        (std::path::PathBuf::from("/dev/zero"), "a character device"),
+        (fifo.clone(), "a FIFO"),
+        (folder.clone(), "a directory"),
+    ] {
+        let ctx = context_with(json!({"ledger": path}));
+        let (code, stdout, stderr) = rag_within_seconds(&ctx, "call_1");
+        assert_eq!(code, 5, "{}: {stdout}{stderr}", path.display());
+        let out: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(out["error"]["code"], "LEDGER_UNAVAILABLE", "{out}");
+        assert!(
+            stderr.contains(&path.display().to_string()) && stderr.contains(reason),
+            "{}: {stderr}",
+            path.display()
+        );
+        assert!(!stdout.contains(&path.display().to_string()), "{stdout}");
+    }
+    // Nothing recorded, nothing made beside them.
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[test]
+fn a_line_over_one_mib_is_a_corrupt_ledger_naming_it() {
+    let ctx = context_with(json!({"ledger": "l.jsonl"}));
+    admit(&ctx, "call_1", "a");
+    let path = ledger_path(&ctx);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend(std::iter::repeat_n(b' ', (1 << 20) + 10));
+    bytes.extend_from_slice(b"x\n");
+    std::fs::write(&path, &bytes).unwrap();
+    let ran = Aci::rag(&ctx.path, "call_2", "b")
+        .response("rag/duplicates.json")
+        .run();
+    assert_eq!(ran.code, 5, "{}", ran.stdout);
+    assert_eq!(ran.error_code(), "LEDGER_CORRUPT");
+    assert!(
+        ran.stdout.contains("line 2 is longer than 1 MiB"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "left alone");
+    // `ledger verify` reads it as a break, not an allocation.
+    assert_broken(&verify(&path, &[]), &["line 2 is longer than 1 MiB"]);
+}
+
+/// The index beside the ledger.
+fn index_dir(ctx: &TempContext) -> std::path::PathBuf {
+    ctx.dir.path().join("l.jsonl.index")
+}
+
+/// Damages the index in one of the ways a crash, a backup or a hand might.
+fn damage_index(ctx: &TempContext, how: usize) {
+    let dir = index_dir(ctx);
+    let bucket = || {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with('b'))
+            .expect("a bucket file")
+    };
+    match how {
+        0 => std::fs::remove_dir_all(&dir).unwrap(),
+        1 => std::fs::remove_file(bucket()).unwrap(),
+        2 => std::fs::write(bucket(), b"").unwrap(),
+        3 => {
+            // Same length, other bytes.
+            let b = bucket();
+            let len = std::fs::metadata(&b).unwrap().len() as usize;
+            std::fs::write(&b, vec![b'x'; len]).unwrap();
+        }
+        4 => std::fs::write(dir.join("head"), b"{not json").unwrap(),
+        _ => {
+            // An index from another ledger: a fresh run's, copied over.
+            let other = context_with(json!({"ledger": "l.jsonl"}));
+            admit(&other, "call_other", "x");
+            std::fs::copy(index_dir(&other).join("head"), dir.join("head")).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_deleted_or_damaged_index_never_admits_a_duplicate_nor_exceeds_the_budget() {
+    for how in 0..6 {
+        let ctx = context_with(json!({"ledger": "l.jsonl", "budget": {"max_tool_calls": 3}}));
+        admit(&ctx, "call_1", "a");
+        admit(&ctx, "call_2", "b");
+        assert!(
+            index_dir(&ctx).join("head").is_file(),
+            "the index is written"
+        );
+        damage_index(&ctx, how);
+        let dup = Aci::rag(&ctx.path, "call_1", "z")
+            .arg(MISSING_RESPONSE)
+            .run();
+        assert_eq!(dup.error_code(), "DUPLICATE_TOOL_CALL", "damage {how}");
+        damage_index(&ctx, how.min(4));
+        // The same scope is still known as asked before.
+        let harness = Aci::rag(&ctx.path, "call_3", "a")
+            .response("rag/duplicates.json")
+            .args(["--view", "harness"])
+            .run();
+        assert_eq!(harness.code, 0, "damage {how}: {}", harness.stdout);
+        assert_eq!(harness.json()["duplicate_of"], "call_1", "damage {how}");
+        damage_index(&ctx, how.min(4));
+        let spent = Aci::rag(&ctx.path, "call_4", "d")
+            .arg(MISSING_RESPONSE)
+            .run();
+        assert_eq!(spent.error_code(), "BUDGET_EXHAUSTED", "damage {how}");
+        assert_chain_verifies(&ctx, 3);
+    }
+}
+
+#[test]
+fn records_appended_by_hand_and_a_ledger_restored_from_backup_are_seen() {
+    let ctx = context_with(json!({"ledger": "l.jsonl"}));
+    admit(&ctx, "call_1", "a");
+    let path = ledger_path(&ctx);
+    let backup = std::fs::read(&path).unwrap();
+    admit(&ctx, "call_2", "b");
+    // A record of this run written by another tool, behind the index's back.
+    let lines = ledger_lines(&ctx);
+    let mut by_hand: Value = serde_json::from_str(&lines[1]).unwrap();
+    by_hand["tool_call_id"] = json!("call_by_hand");
+    by_hand["prev_sha256"] = json!(sha256(&lines[1]));
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(format!("{by_hand}\n").as_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let dup = Aci::rag(&ctx.path, "call_by_hand", "z")
+        .arg(MISSING_RESPONSE)
+        .run();
+    assert_eq!(dup.error_code(), "DUPLICATE_TOOL_CALL");
+    admit(&ctx, "call_3", "c");
+    assert_chain_verifies(&ctx, 4);
+    // The ledger put back as it was after call_1: call_2 is free again, the chain goes on.
+    std::fs::write(&path, &backup).unwrap();
+    admit(&ctx, "call_2", "b");
+    assert_eq!(
+        Aci::rag(&ctx.path, "call_3", "c")
+            .response("rag/duplicates.json")
+            .run()
+            .code,
+        0,
+        "call_3 is not in the restored ledger"
+    );
+    assert_chain_verifies(&ctx, 3);
+}
+
+#[test]
+fn a_crash_between_the_append_and_the_index_head_counts_the_call_once() {
+    let ctx = context_with(json!({"ledger": "l.jsonl", "budget": {"max_tool_calls": 3}}));
+    admit(&ctx, "call_1", "a");
+    let head = index_dir(&ctx).join("head");
+    let before = std::fs::read(&head).unwrap();
+    admit(&ctx, "call_2", "b");
+    // As if call_2 died after writing its record and its bucket entry, before its head.
+    std::fs::write(&head, &before).unwrap();
+    let dup = Aci::rag(&ctx.path, "call_2", "z")
+        .arg(MISSING_RESPONSE)
+        .run();
+    assert_eq!(dup.error_code(), "DUPLICATE_TOOL_CALL");
+    let harness = Aci::rag(&ctx.path, "call_3", "c")
+        .response("rag/duplicates.json")
+        .args(["--view", "harness"])
+        .run()
+        .json();
+    assert_eq!(harness["budget"]["tool_calls_used"], 3, "{harness}");
+    let spent: u64 = records(&ctx)
+        .iter()
+        .map(|r| r["observation_bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(harness["budget"]["observation_bytes_used"], spent);
+    let spent = Aci::rag(&ctx.path, "call_4", "d")
+        .arg(MISSING_RESPONSE)
+        .run();
+    assert_eq!(spent.error_code(), "BUDGET_EXHAUSTED");
+    assert_chain_verifies(&ctx, 3);
+}
