@@ -555,7 +555,67 @@ fn tokenize(message: &str, buf: &mut String, spans: &mut Vec<(u32, u32)>) {
             mask_token(raw, buf);
         }
         spans.push((begin, buf.len() as u32));
+        fold_tail(buf, spans);
     }
+}
+
+/// The most tokens in one repeated unit of a list (`blk_<*> blk_<*>`, `node-<*> <*> <ok> …`).
+const MAX_LIST_UNIT: usize = 3;
+
+/// Folds the end of the masked message so that a parameter spans one token whatever its
+/// length: two value tokens in a row become one `<*>` (`1190 bytes (1.16 KB)` and `403 bytes`
+/// are both `<*>`), and a unit of up to [`MAX_LIST_UNIT`] tokens with a mask in it that repeats
+/// right after itself is kept once (`delete blk_<*> blk_<*> blk_<*>` is `delete blk_<*>`).
+/// Words are never folded: an event told apart by a constant stays apart.
+fn fold_tail(buf: &mut String, spans: &mut Vec<(u32, u32)>) {
+    while fold_once(buf, spans) {}
+}
+
+/// One step of [`fold_tail`]; returns whether it folded anything.
+fn fold_once(buf: &mut String, spans: &mut Vec<(u32, u32)>) -> bool {
+    let n = spans.len();
+    let token = |i: usize| {
+        let (a, b) = spans[i];
+        buf.get(a as usize..b as usize).unwrap_or("")
+    };
+    if n >= 2 && is_value_only(token(n - 1)) && is_value_only(token(n - 2)) {
+        let start = spans[n - 2].0 as usize;
+        buf.truncate(start);
+        buf.push_str(WILDCARD);
+        spans.truncate(n - 2);
+        spans.push((start as u32, buf.len() as u32));
+        return true;
+    }
+    for unit in 1..=MAX_LIST_UNIT.min(n / 2) {
+        let repeats = (0..unit).all(|k| token(n - unit + k) == token(n - 2 * unit + k));
+        if repeats && (n - unit..n).any(|i| token(i).contains(WILDCARD)) {
+            // Drop the repeat and the space before it.
+            buf.truncate(spans[n - unit].0 as usize - 1);
+            spans.truncate(n - unit);
+            return true;
+        }
+    }
+    false
+}
+
+/// A token that is nothing but masked values and punctuation (`<*>`, `(<*>`, `<*>),`): the
+/// pieces of one multi-word value. A redactor's placeholder is not one: it is kept visible.
+fn is_value_only(token: &str) -> bool {
+    let mut rest = token;
+    let mut masked = false;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix(WILDCARD) {
+            masked = true;
+            rest = after;
+            continue;
+        }
+        let b = rest.as_bytes()[0];
+        if is_word_byte(b) {
+            return false;
+        }
+        rest = &rest[1..];
+    }
+    masked
 }
 
 fn is_word_byte(b: u8) -> bool {
@@ -585,10 +645,18 @@ fn is_long_hex(seg: &[u8]) -> bool {
 
 /// Units of size and time: after a number they belong to its value (`12 KB`, `3 ms`).
 fn is_unit(t: &str) -> bool {
-    const UNITS: [&str; 14] = [
-        "B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "ms", "us", "µs", "ns", "s",
+    const UNITS: [&str; 16] = [
+        "B", "bytes", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "ms", "us", "µs", "ns",
+        "s", "sec",
     ];
     UNITS.contains(&t)
+}
+
+/// The literals of a flag or an empty reference are values: `overlap:true` and
+/// `overlap:false` are one event, `ws=null` a value like `ws=<*>`.
+fn is_literal_word(t: &[u8]) -> bool {
+    const WORDS: [&[u8]; 3] = [b"true", b"false", b"null"];
+    WORDS.iter().any(|w| w.eq_ignore_ascii_case(t))
 }
 
 /// Month and weekday abbreviations are parts of a timestamp, so values.
@@ -610,7 +678,10 @@ fn mask_token(token: &str, out: &mut String) {
     if mask_redacted_assignment(token, out) {
         return;
     }
-    if !bytes.iter().any(u8::is_ascii_digit) && !bytes.split(|&b| !is_word_byte(b)).any(is_long_hex)
+    if !bytes.iter().any(u8::is_ascii_digit)
+        && !bytes
+            .split(|&b| !is_word_byte(b))
+            .any(|seg| is_long_hex(seg) || is_literal_word(seg))
     {
         out.push_str(if is_date_word(bytes) { WILDCARD } else { token });
         return;
@@ -726,8 +797,9 @@ fn mask_parts(token: &str, out: &mut String) {
             i += 1;
         }
         let seg = &bytes[start..i];
-        let masked =
-            (seg.iter().any(u8::is_ascii_digit) && !is_named_word(seg)) || is_long_hex(seg);
+        let masked = (seg.iter().any(u8::is_ascii_digit) && !is_named_word(seg))
+            || is_long_hex(seg)
+            || is_literal_word(seg);
         let punct = token.get(pending..start).unwrap_or("");
         if masked {
             if last != Last::Mask {
