@@ -499,6 +499,7 @@ fn is_data(token: &str) -> bool {
         || token.bytes().any(|b| b.is_ascii_digit())
         || !token.bytes().any(is_word_byte)
         || token.bytes().filter(|&b| b == b'.').count() >= 2
+        || is_bare_literal(token)
 }
 
 /// A redactor's placeholder such as `<IP>` or `<SECRET>`: `<`, capitals, `>`.
@@ -659,6 +660,23 @@ fn is_literal_word(t: &[u8]) -> bool {
     WORDS.iter().any(|w| w.eq_ignore_ascii_case(t))
 }
 
+/// A literal next to a key in one token (`overlap:false`, `ws=null`): masked at once, as a
+/// number there would be. A literal alone (`is now True`) is only data-like, see [`is_data`]:
+/// it stays visible until its slot shows another value.
+fn has_keyed_literal(token: &[u8]) -> bool {
+    let words = || token.split(|&b| !is_word_byte(b)).filter(|s| !s.is_empty());
+    words().nth(1).is_some() && words().any(is_literal_word)
+}
+
+/// A token whose one word is a literal (`true`, `False,`).
+fn is_bare_literal(token: &str) -> bool {
+    let mut words = token
+        .as_bytes()
+        .split(|&b| !is_word_byte(b))
+        .filter(|s| !s.is_empty());
+    matches!((words.next(), words.next()), (Some(w), None) if is_literal_word(w))
+}
+
 /// Month and weekday abbreviations are parts of a timestamp, so values.
 fn is_date_word(t: &[u8]) -> bool {
     const WORDS: [&[u8]; 19] = [
@@ -679,9 +697,8 @@ fn mask_token(token: &str, out: &mut String) {
         return;
     }
     if !bytes.iter().any(u8::is_ascii_digit)
-        && !bytes
-            .split(|&b| !is_word_byte(b))
-            .any(|seg| is_long_hex(seg) || is_literal_word(seg))
+        && !bytes.split(|&b| !is_word_byte(b)).any(is_long_hex)
+        && !has_keyed_literal(bytes)
     {
         out.push_str(if is_date_word(bytes) { WILDCARD } else { token });
         return;
