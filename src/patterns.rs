@@ -6,7 +6,23 @@
 //! (counts, ids, times, hex), runs of eight or more hex letters, `key=value` values with a
 //! digit, dotted or coloned addresses, month and weekday names, and a size or time unit right
 //! after a number. Masked parts joined only by punctuation fold into one (`10.0.0.1:8080` is
-//! `<*>`). Words, and the redactor's placeholders (`<IP>`, `<SECRET>`, …), are kept.
+//! `<*>`). Words, and the redactor's placeholders (`<IP>`, `<SECRET>`, …), are kept. A flag
+//! or null next to its key (`overlap:false`, `ws=null`) is masked like a number; a lone
+//! `true`/`false`/`null` stays visible but counts as data when its slot varies.
+//!
+//! Variable-length parameters. One value often takes a varying number of words (`403 bytes`
+//! and `1190 bytes (1.16 KB)`, `lifetime 00:01` and `lifetime <1 sec`, a list of block ids),
+//! and since clustering compares messages position by position, each length would be its own
+//! pattern. So while masking, the masked message is folded at its end after every token: two
+//! tokens in a row that are nothing but masks and punctuation (`<*>`, `(<*>`, `<*>)`) become
+//! one `<*>`, and a unit of one to three tokens holding a mask that repeats right after
+//! itself (`blk_<*> blk_<*>`, `node-<*> <*> <ok> node-<*> <*> <ok>`) is kept once. Only
+//! values fold: a word, and a redaction placeholder, never do, so two events that differ in a
+//! constant word still differ in a constant position. This is the lexical half of what Brain
+//! and LogBatcher do (a parameter is a span, not a token); the half it leaves out is a word
+//! parameter of varying length (a quoted phrase of words), which still splits by length.
+//! Binding a bracketed or quoted group into one token was tried and dropped: groups often
+//! hold constants (`"GET /v2/… HTTP/1.1"`, `{ act=… (has extras) }`) that then vanish.
 //!
 //! Clustering is online and two-level. A *family* gathers messages with the same token count
 //! and the same leading word that agree on at least 60% of their positions (the leading word
@@ -21,9 +37,10 @@
 //! that text.
 //!
 //! Trade-offs. One built-in configuration for every input, chosen on the public Loghub-2k
-//! benchmark (average grouping accuracy about 0.94 over its 16 systems), with no per-source
-//! rule. Messages of different token counts never share a cluster, so a parameter that spans
-//! several words splits its event by length (softened by printing a run of `<*>` as one); a
+//! benchmark (average grouping accuracy about 0.97 over its 16 systems, 0.98 on its corrected
+//! truth), with no per-source rule. Messages of different token counts, after the folding
+//! above, never share a cluster, so a parameter of several plain words still splits its event
+//! by length (softened by printing a run of `<*>` as one); a
 //! slot that shows only two to four distinct words is read as meaningful, which sometimes
 //! splits what a human would call one event. Memory is bounded: at most [`MAX_CLUSTERS`]
 //! clusters of at most [`MAX_TOKENS`] tokens, at most 128 families per (token count, leading
@@ -987,6 +1004,69 @@ mod tests {
         assert_eq!(miner.template(ids[1]), "Lock <*> released by worker <*>");
         assert_ne!(miner.template(ids[4]), miner.template(ids[5]));
         assert_ne!(miner.template(ids[6]), miner.template(ids[7]));
+    }
+
+    #[test]
+    fn a_parameter_of_any_length_is_one_value() {
+        // A size with or without its rounded form, a lifetime as `00:01` or `<1 sec`.
+        let (miner, ids) = fold(&[
+            "conn close, 403 bytes sent, 12 bytes received, lifetime 00:01",
+            "conn close, 1190 bytes (1.16 KB) sent, 0 bytes received, lifetime <1 sec",
+            "conn close, 35850 bytes (35.0 KB) sent, 13903 bytes (13.5 KB) received, lifetime 04:12",
+        ]);
+        assert!(ids.iter().all(|&id| id == ids[0]), "{ids:?}");
+        assert_eq!(
+            miner.template(ids[0]),
+            "conn close, <*> sent, <*> received, lifetime <*>"
+        );
+        // A list of ids, of one or of several repeated units.
+        let (miner, ids) = fold(&[
+            "ask <IP>:50010 to delete blk_-1 blk_22 blk_33",
+            "ask <IP>:50010 to delete blk_7",
+            "nodes node-1 0x1f <ok> node-2 0x3 <ok> done",
+            "nodes node-9 0x2 <ok> done",
+        ]);
+        assert_eq!(ids[0], ids[1]);
+        assert_eq!(miner.template(ids[0]), "ask <IP>:<*> to delete blk_<*>");
+        assert_eq!(ids[2], ids[3]);
+        assert_eq!(miner.template(ids[2]), "nodes node-<*> <*> <ok> done");
+    }
+
+    #[test]
+    fn variable_length_folding_keeps_constants_apart() {
+        // The same lengths of value, a different constant word: two events.
+        let (miner, ids) = fold(&[
+            "sent 12 bytes (1.2 KB) to peer",
+            "received 12 bytes (1.2 KB) from peer",
+            "sent 7 bytes to peer",
+            "sent 7 bytes to peer now",
+        ]);
+        assert_eq!(ids[0], ids[2]);
+        assert_ne!(miner.template(ids[0]), miner.template(ids[1]));
+        assert_ne!(miner.template(ids[2]), miner.template(ids[3]));
+        // A placeholder is never folded into the value next to it.
+        let (miner, ids) = fold(&["connect to <IP> 8080 refused"]);
+        assert_eq!(miner.template(ids[0]), "connect to <IP> <*> refused");
+    }
+
+    #[test]
+    fn flags_are_values_but_a_constant_flag_stays_visible() {
+        let (miner, ids) = fold(&[
+            "updateClipping isOverlap:false, padding=3",
+            "updateClipping isOverlap:true, padding=4",
+            "condition MemoryPressure is now True",
+            "condition MemoryPressure is now True",
+            "key down true canceled false",
+            "key down false canceled false",
+        ]);
+        assert_eq!(ids[0], ids[1]);
+        assert_eq!(
+            miner.template(ids[0]),
+            "updateClipping isOverlap:<*>, padding=<*>"
+        );
+        assert_eq!(miner.template(ids[2]), "condition MemoryPressure is now True");
+        assert_eq!(ids[4], ids[5]);
+        assert_eq!(miner.template(ids[4]), "key down <*> canceled false");
     }
 
     #[test]
