@@ -1064,7 +1064,10 @@ mod tests {
             miner.template(ids[0]),
             "updateClipping isOverlap:<*>, padding=<*>"
         );
-        assert_eq!(miner.template(ids[2]), "condition MemoryPressure is now True");
+        assert_eq!(
+            miner.template(ids[2]),
+            "condition MemoryPressure is now True"
+        );
         assert_eq!(ids[4], ids[5]);
         assert_eq!(miner.template(ids[4]), "key down <*> canceled false");
     }
