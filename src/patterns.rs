@@ -681,6 +681,10 @@ fn is_literal_word(t: &[u8]) -> bool {
 /// number there would be. A literal alone (`is now True`) is only data-like, see [`is_data`]:
 /// it stays visible until its slot shows another value.
 fn has_keyed_literal(token: &[u8]) -> bool {
+    // Most tokens without a digit are one plain word: no split for them.
+    if token.iter().all(|&b| is_word_byte(b)) {
+        return false;
+    }
     let words = || token.split(|&b| !is_word_byte(b)).filter(|s| !s.is_empty());
     words().nth(1).is_some() && words().any(is_literal_word)
 }
