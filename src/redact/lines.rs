@@ -30,6 +30,9 @@ use super::{CATALOGUE, Gate, Mark, RedactionCounts, Redactor, labelled_class, re
 static PEM_BEGIN: LazyLock<memchr::memmem::Finder<'static>> =
     LazyLock::new(|| memchr::memmem::Finder::new("-----BEGIN "));
 
+/// An SMTP server's `334` prompt for the password, base64 for `Password:`.
+const SMTP_PASSWORD_PROMPT: &str = "334 UGFzc3dvcmQ6";
+
 /// Longest line the context keeps as a prefix; a longer one leaves nothing open.
 const MAX_PREFIX: usize = 4096;
 
@@ -44,7 +47,7 @@ pub struct LineContext {
 enum Open {
     #[default]
     Nothing,
-    /// An element named as a secret ended the line: `<apiToken>`.
+    /// An element named as a secret ended the line (`<apiToken>`), or SMTP's password prompt.
     Element(String),
     /// A line that is only a secret key and its operator (`password:`, `"token":`,
     /// `secret =`): the key's line, and its indentation, which the value's line must exceed.
@@ -92,6 +95,10 @@ fn open_after(before: Open, line: &str) -> Open {
     let t = line.trim_end();
     if (before == Open::Stack && stack::continues_trace(t)) || stack::opens_trace(t) {
         return Open::Stack;
+    }
+    // SMTP's base64 `Password:` prompt: the client's next line is the password.
+    if t.trim() == SMTP_PASSWORD_PROMPT {
+        return Open::Element(SMTP_PASSWORD_PROMPT.to_owned());
     }
     if t.len() <= MAX_PREFIX
         && ["PID", "TID", "LWP", "Id "].iter().any(|c| t.contains(c))

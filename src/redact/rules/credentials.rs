@@ -314,6 +314,49 @@ pub(crate) fn is_secret_key(key: &str) -> bool {
         && (is_secret_word(w(n - 2)) || (n >= 3 && is_secret_pair(w(n - 3), w(n - 2))))
 }
 
+/// A key whose last word is `key` and whose word before it names no index or id kind
+/// (`sdkKey`, `licenseKey` but not `cacheKey`, `routing_key`): its value is a secret when it
+/// [looks generated](looks_generated).
+fn is_some_key(key: &str) -> bool {
+    let (n, last) = key_words(key);
+    let w = |i: usize| last[i + 3 - n];
+    n >= 2
+        && w(n - 1).eq_ignore_ascii_case("key")
+        && !NOT_SECRET_BEFORE_KEY
+            .iter()
+            .chain(&[
+                "object",
+                "s3",
+                "idempotency",
+                "dedup",
+                "cache",
+                "lookup",
+                "group",
+                "message",
+            ])
+            .any(|x| w(n - 2).eq_ignore_ascii_case(x))
+}
+
+/// Whether a value looks generated rather than chosen: 16 bytes or more of letters, digits and
+/// `-`/`_` only, with at least three of each letters and digits, switching between them often.
+fn looks_generated(v: &str) -> bool {
+    let b = v.as_bytes();
+    if b.len() < 16
+        || !b
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_'))
+    {
+        return false;
+    }
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    let switches = b
+        .windows(2)
+        .filter(|p| p[0].is_ascii_digit() != p[1].is_ascii_digit())
+        .count();
+    digits >= 3 && letters >= 3 && switches * 4 >= b.len()
+}
+
 fn is_cookie_key(key: &str) -> bool {
     ends_with_ci(key, "cookie")
 }
@@ -697,7 +740,9 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
         pos = m.end().max(next_char(s, m.start()));
         let text = m.as_str();
         let key = key_name(text);
-        if !is_secret_key(key) {
+        let secret_key = is_secret_key(key);
+        // `sdkKey=sdk-fa46…`: a key of some kind whose value looks generated.
+        if !secret_key && !is_some_key(key) {
             continue;
         }
         let spaced = text.ends_with([' ', '\t']);
@@ -738,7 +783,8 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
         let unclosed_after_placeholder = quoted && ve == s.len() && placeholder_after(s, vs);
         // `PWD=/srv/app` is the shell's working directory.
         let working_dir = matches!(key, "PWD" | "OLDPWD") && value.starts_with('/');
-        if is_inert_value_of(key, value)
+        if (!secret_key && !looks_generated(value))
+            || is_inert_value_of(key, value)
             || unclosed_after_placeholder
             || working_dir
             || is_mask_at(s, vs)
@@ -953,6 +999,10 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
     matchers: &[&KV_RE],
     examples: &[
         ex(
+            "init client sdkKey=sdk-7c1e0b9a-42d3-4f6e-b123-9f8e7d6c5b4a stream=true",
+            "init client sdkKey=<SECRET> stream=true",
+        ),
+        ex(
             "login password=hunter2 user=bob",
             "login password=<SECRET> user=bob",
         ),
@@ -1039,6 +1089,7 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         "env: PWD=/srv/app OLDPWD=/",
         r#"{"spring.datasource.password":{"value":"******"}}"#,
         "token_type=bearer expires_in=3600",
+        "cacheKey=user-profile-4411 routing_key=orders-created-v1",
     ],
 };
 

@@ -398,7 +398,7 @@ pub(crate) static DRIVER_MESSAGE: Rule = Rule {
 static USER_DDL_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // `CREATE USER name IDENTIFIED BY`, `GRANT … TO name IDENTIFIED BY`.
-        r"(?-u:\b)(?i-u:user|to)[ \t]+[^ \t\r\n]+[ \t]+(?i-u:identified)(?:[ \t]+(?i-u:with)[ \t]+[A-Za-z0-9_]+)?",
+        r"(?-u:\b)(?i-u:user|to)[ \t]+(?:(?i-u:if[ \t]+not[ \t]+exists)[ \t]+)?[^ \t\r\n]+[ \t]+(?i-u:identified)(?:[ \t]+(?i-u:with)[ \t]+[A-Za-z0-9_]+)?",
         r"[ \t]+(?i-u:by)(?:[ \t]+(?i-u:password))?[ \t]+",
         r#"(?:'([^'\n]*)'?|"([^"\n]*)"?|([A-Za-z0-9_!@#$%^&*+.\-]+))"#,
         r"|(?-u:\b)(?i-u:password)(?:[ \t]+|[ \t]*=?[ \t]*(?i-u:password)?[ \t]*\([ \t]*)'([^'\n]*)'?",

@@ -574,7 +574,9 @@ static WEBHOOK_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_\-]{8,})",
         r"|discord(?:app)?\.com/api/webhooks/([0-9]{5,}/[A-Za-z0-9_\-]{20,})",
         r"|(?:webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/([A-Za-z0-9@/_\-]{20,})",
-        r"|/(?:webhooks?|hooks|api/hooks)/(?:incoming/)?([A-Za-z0-9_\-]{16,})",
+        r"|/(?:webhooks?|hooks?|api/hooks|bot/v2/hook|robot/send)/(?:incoming/)?([A-Za-z0-9_\-]{16,})",
+        // IM bots name the key in the query: WeCom's `?key=<uuid>`, DingTalk's `?access_token=`.
+        r"|/(?:webhook|robot)/send\?(?:key|access_token)=([A-Za-z0-9_\-]{16,})",
         r"|/(?:reset|reset-password|password-reset|verify|verify-email|confirm|invite|activate|magic-link|unsubscribe|share)/([A-Za-z0-9_\-]{20,})",
     ))
     .expect("constant regex")
@@ -583,7 +585,7 @@ static WEBHOOK_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_webhook(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in WEBHOOK_RE.captures_iter(s) {
-        let Some(v) = (1..=5).find_map(|g| caps.get(g)) else {
+        let Some(v) = (1..=6).find_map(|g| caps.get(g)) else {
             continue;
         };
         // A key: not a plain word (`/hooks/deployment-notifications` is a route).
@@ -620,6 +622,8 @@ pub(crate) static WEBHOOK_URL: Rule = Rule {
         "/magic-link/",
         "/unsubscribe/",
         "/share/",
+        "/hook/",
+        "/robot/send",
     ],
     gate: |f| f.max_run >= 8,
     pass: pass_webhook,
@@ -636,6 +640,14 @@ pub(crate) static WEBHOOK_URL: Rule = Rule {
         ex(
             "sent /reset-password/Zk3pQ9vX2mL7nB4cR8tY1wE6 to user",
             "sent /reset-password/<TOKEN> to user",
+        ),
+        ex(
+            "push failed url=/open-apis/bot/v2/hook/3c8f1e2a-9b7d-4c6e-8a5f-1d2e3f4a5b6c code=19021",
+            "push failed url=/open-apis/bot/v2/hook/<TOKEN> code=19021",
+        ),
+        ex(
+            "POST /cgi-bin/webhook/send?key=7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d 200",
+            "POST /cgi-bin/webhook/send?key=<TOKEN> 200",
         ),
     ],
     negatives: &[
