@@ -99,6 +99,7 @@ pub mod redact;
 pub mod render;
 pub mod replay;
 pub mod schema;
+pub mod untrusted;
 pub mod views;
 
 pub use boundary::chain::{ChainReport, LedgerReadError, verify_file as verify_ledger};
