@@ -102,6 +102,8 @@ error_codes! {
     LegacyMalformed => "LEGACY_MALFORMED", Legacy, LEGACY;
     /// The legacy response could not be read.
     ResponseUnreadable => "RESPONSE_UNREADABLE", Legacy, LEGACY;
+    /// The run rejects untrusted content and the result held text addressed to the model.
+    UntrustedContent => "UNTRUSTED_CONTENT", Projection, LEGACY;
     /// The response could not be projected into the contract.
     ProjectionFailed => "PROJECTION_FAILED", Projection, LEGACY;
     /// The legacy response *file* cannot be opened (missing, a directory, no permission): the

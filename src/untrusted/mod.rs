@@ -17,6 +17,7 @@
 //! scanned as they are folded so that the timeline can refill (see `project::logs`).
 
 mod decode;
+pub mod lines;
 pub mod rule;
 mod rules;
 
