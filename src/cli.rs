@@ -348,6 +348,10 @@ pub struct RedactArgs {
     /// addressed to the model, `aciproj rules`) that fire on the redacted line; `[]` for none.
     #[arg(long, conflicts_with_all = ["json", "correlate"])]
     pub flags: bool,
+    /// With --flags: scan each line as it is, without redacting it first (as `rag` evidence,
+    /// which is not redacted, is scanned) [default: redacted, as `logs` messages are].
+    #[arg(long, requires = "flags")]
+    pub raw: bool,
     /// The log file; `-` reads standard input [default: standard input].
     #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub file: Option<PathBuf>,

@@ -156,7 +156,16 @@ pub(crate) fn percent_flags(text: &str) -> bool {
         })
         .take(2)
         .count();
-    if escapes < 2 {
+    // A query's words joined by `+` read as a sentence once decoded, escapes or not.
+    let joined = memchr::memchr_iter(b'+', bytes)
+        .filter(|&at| {
+            at > 0
+                && bytes[at - 1].is_ascii_alphanumeric()
+                && bytes.get(at + 1).is_some_and(u8::is_ascii_alphanumeric)
+        })
+        .take(3)
+        .count();
+    if escapes < 2 && joined < 3 {
         return false;
     }
     let mut out = Vec::with_capacity(bytes.len());

@@ -2,7 +2,8 @@
 //!
 //! Each line is redacted as the log projection redacts a message, then scanned, and one JSON
 //! array of the rule ids that fired is written per input line, in order (`[]` when none), so
-//! the output lines up with the input by line number and a script can score any corpus
+//! the output lines up with the input by line number (`--raw` scans the line unredacted, as
+//! `rag` evidence is scanned) and a script can score any corpus
 //! against the very catalogue the projections use. The text itself is never echoed.
 
 use std::collections::BTreeMap;
@@ -22,9 +23,10 @@ pub struct FlagStats {
     pub by_rule: BTreeMap<&'static str, u64>,
 }
 
-/// Writes, for every line of `input`, the ids of the flag rules that fire on it once redacted.
+/// Writes, for every line of `input`, the ids of the flag rules that fire on it once redacted
+/// (as it is when `redactor` is `None`).
 pub fn flag_lines(
-    redactor: &Redactor,
+    redactor: Option<&Redactor>,
     mut input: impl BufRead,
     mut output: impl Write,
 ) -> Result<FlagStats, FilterError> {
@@ -39,8 +41,10 @@ pub fn flag_lines(
         let body = line.strip_suffix(b"\n").unwrap_or(&line);
         let body = body.strip_suffix(b"\r").unwrap_or(body);
         let text = String::from_utf8_lossy(body);
-        let redacted = redactor.redact(&text, &mut counts);
-        let found = super::scan(&redacted);
+        let found = match redactor {
+            Some(r) => super::scan(&r.redact(&text, &mut counts)),
+            None => super::scan(&text),
+        };
         stats.lines += 1;
         let ids: Vec<&'static str> = found.ids().collect();
         if !ids.is_empty() {

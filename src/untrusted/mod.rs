@@ -60,11 +60,12 @@ impl Pattern {
         self.0.is_match(text)
     }
 
-    /// For every match, the text of capture group `group` (`None` when it did not take part).
-    pub(crate) fn captures_last<'t>(&self, text: &'t str, group: usize) -> Vec<Option<&'t str>> {
+    /// For every match, the text of its first four capture groups (`None` for a group that
+    /// did not take part).
+    pub(crate) fn captures<'t>(&self, text: &'t str) -> Vec<[Option<&'t str>; 4]> {
         self.0
             .captures_iter(text)
-            .map(|caps| caps.get_group(group).map(|span| &text[span.range()]))
+            .map(|caps| std::array::from_fn(|g| caps.get_group(g + 1).map(|s| &text[s.range()])))
             .collect()
     }
 }
