@@ -18,3 +18,4 @@ mod readme;
 mod redact;
 mod replay;
 mod schema;
+mod untrusted;
