@@ -409,12 +409,11 @@ fn redact_command(args: &RedactArgs) -> u8 {
     };
     let stdout = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
     if args.flags {
-        let flagged =
-            aciproj::untrusted::lines::flag_lines(
-                (!args.raw).then(aciproj::redact::Redactor::shared),
-                input,
-                stdout,
-            );
+        let flagged = aciproj::untrusted::lines::flag_lines(
+            (!args.raw).then(aciproj::redact::Redactor::shared),
+            input,
+            stdout,
+        );
         return finish_filter(args, flagged.map(|stats| serde_json::to_string(&stats)));
     }
     let options = aciproj::filter::FilterOptions {

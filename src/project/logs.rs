@@ -841,7 +841,11 @@ impl<'a> LogsProjector<'a> {
         let policy = self.untrusted;
         let untrusted = flags.any.then(|| UntrustedReport {
             policy,
-            by_rule: flags.by_rule.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
+            by_rule: flags
+                .by_rule
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), *v))
+                .collect(),
             patterns: flagged_patterns,
             timeline: flagged_events,
             dropped: (policy == UntrustedPolicy::Drop).then_some(UntrustedDropped {

@@ -41,7 +41,14 @@ pub(crate) fn rag_projection(
     total_bound: usize,
     untrusted: crate::context::UntrustedPolicy,
 ) -> Projection {
-    let p = rag::project(tool_call_id, query, response, limits, total_bound, untrusted);
+    let p = rag::project(
+        tool_call_id,
+        query,
+        response,
+        limits,
+        total_bound,
+        untrusted,
+    );
     Projection {
         result: ToolResult::Rag(p.result),
         truncation: p.truncation,

@@ -14,8 +14,8 @@ use crate::contracts::{
     EvidenceStatus, RagEvidence, RagToolResult, RelevanceLevel, Truncation, UntrustedDropped,
     UntrustedReport,
 };
-use crate::untrusted::{Tally, scan_all};
 use crate::legacy::rag::{RagBlock, RagResponse};
+use crate::untrusted::{Tally, scan_all};
 
 /// A projected RAG result with what the harness needs to know about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,14 +136,22 @@ pub fn project(
     let mut flagged = Vec::new();
     if untrusted != UntrustedPolicy::Drop {
         for (i, e) in result.evidence.iter().enumerate() {
-            if flags.add(scan_all([e.title.as_str(), e.breadcrumb.as_str(), &e.excerpt])) {
+            if flags.add(scan_all([
+                e.title.as_str(),
+                e.breadcrumb.as_str(),
+                &e.excerpt,
+            ])) {
                 flagged.push(i as u64);
             }
         }
     }
     let untrusted = flags.any.then(|| UntrustedReport {
         policy: untrusted,
-        by_rule: flags.by_rule.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
+        by_rule: flags
+            .by_rule
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), *v))
+            .collect(),
         evidence: flagged,
         dropped: (untrusted == UntrustedPolicy::Drop).then_some(UntrustedDropped {
             evidence: dropped_flagged,

@@ -35,7 +35,11 @@ pub fn flag_lines(
     let mut counts = RedactionCounts::default();
     loop {
         line.clear();
-        if input.read_until(b'\n', &mut line).map_err(FilterError::Read)? == 0 {
+        if input
+            .read_until(b'\n', &mut line)
+            .map_err(FilterError::Read)?
+            == 0
+        {
             break;
         }
         let body = line.strip_suffix(b"\n").unwrap_or(&line);

@@ -153,10 +153,10 @@ fn normalize(text: &str) -> Cow<'_, str> {
 pub fn scan(text: &str) -> Findings {
     let mut found = scan_text(text);
     for (i, rule) in catalogue().iter().enumerate() {
-        if let Test::Raw(test) = rule.test {
-            if test(text) {
-                found.insert(i);
-            }
+        if let Test::Raw(test) = rule.test
+            && test(text)
+        {
+            found.insert(i);
         }
     }
     found
@@ -167,7 +167,10 @@ pub(crate) fn scan_text(text: &str) -> Findings {
     let normalized = normalize(text);
     let prefilter = &*PREFILTER;
     let mut candidates = prefilter.ungated;
-    for m in prefilter.automaton.find_overlapping_iter(normalized.as_ref()) {
+    for m in prefilter
+        .automaton
+        .find_overlapping_iter(normalized.as_ref())
+    {
         candidates |= 1 << prefilter.rule_of[m.pattern().as_usize()];
     }
     let mut found = Findings::default();
@@ -308,7 +311,10 @@ mod tests {
             for negative in rule.negatives {
                 let ids: Vec<_> = scan(negative).ids().collect();
                 if !ids.is_empty() {
-                    failures.push(format!("{}: negative flagged by {ids:?}: {negative:?}", rule.id));
+                    failures.push(format!(
+                        "{}: negative flagged by {ids:?}: {negative:?}",
+                        rule.id
+                    ));
                 }
             }
         }
