@@ -18,7 +18,8 @@ Exit codes:
   1  unexpected internal error (a bug); a safe error JSON is still printed
   2  usage error
   3  preflight rejected the call; the legacy response was not read
-  4  ERROR from the legacy response or the projector (failure flag, malformed, unusable)
+  4  ERROR from the legacy response or the projector (failure flag, malformed, unusable;
+     UNTRUSTED_CONTENT when the run rejects text addressed to the model)
   5  the tool's own input is unusable: run context, response path, ledger or output";
 
 /// The boundary between an LLM agent and legacy ops tools: bounded, redacted, citable evidence.
