@@ -79,12 +79,14 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Treat each line as JSON: redact its string values, keep keys, numbers, booleans and structure byte for byte (a line that is not JSON is redacted as text) [default: text]')
             [CompletionResult]::new('--correlate', '--correlate', [CompletionResultType]::ParameterName, 'Label identity and credential placeholders with an ordinal per distinct value in the stream, numbered by first appearance (`<IP#1>`, `<IP#2>`, `<IP#1>`); a counter, never derived from the value. With --stats, also the distinct values per class')
             [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Print one JSON object of counts per class and per rule id on standard error at the end')
+            [CompletionResult]::new('--flags', '--flags', [CompletionResultType]::ParameterName, 'Instead of the redacted text, print per line a JSON array of the flag rules (text addressed to the model, `aciproj rules`) that fire on the redacted line; `[]` for none')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'With --flags: scan each line as it is, without redacting it first (as `rag` evidence, which is not redacted, is scanned) [default: redacted, as `logs` messages are]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aciproj;rules' {
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per rule and line (id, class, placeholder, description, keywords, examples, negatives) [default: a table]')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per rule and line: redaction rules (`"action": "redact"`: id, class, placeholder, description, keywords, examples, negatives), then flag rules (`"action": "flag"`: id, description, keywords, examples, negatives) [default: a table]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

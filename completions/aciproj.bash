@@ -379,7 +379,7 @@ _aciproj() {
             return 0
             ;;
         aciproj__subcmd__redact)
-            opts="-h --json --correlate --stats --help"
+            opts="-h --json --correlate --stats --flags --raw --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

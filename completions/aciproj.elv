@@ -72,11 +72,13 @@ set edit:completion:arg-completer[aciproj] = {|@words|
             cand --json 'Treat each line as JSON: redact its string values, keep keys, numbers, booleans and structure byte for byte (a line that is not JSON is redacted as text) [default: text]'
             cand --correlate 'Label identity and credential placeholders with an ordinal per distinct value in the stream, numbered by first appearance (`<IP#1>`, `<IP#2>`, `<IP#1>`); a counter, never derived from the value. With --stats, also the distinct values per class'
             cand --stats 'Print one JSON object of counts per class and per rule id on standard error at the end'
+            cand --flags 'Instead of the redacted text, print per line a JSON array of the flag rules (text addressed to the model, `aciproj rules`) that fire on the redacted line; `[]` for none'
+            cand --raw 'With --flags: scan each line as it is, without redacting it first (as `rag` evidence, which is not redacted, is scanned) [default: redacted, as `logs` messages are]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;rules'= {
-            cand --json 'One JSON object per rule and line (id, class, placeholder, description, keywords, examples, negatives) [default: a table]'
+            cand --json 'One JSON object per rule and line: redaction rules (`"action": "redact"`: id, class, placeholder, description, keywords, examples, negatives), then flag rules (`"action": "flag"`: id, description, keywords, examples, negatives) [default: a table]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -574,17 +574,34 @@ fn redact_command(args: &RedactArgs) -> u8 {
         Err(code) => return code,
     };
     let stdout = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
+    if args.flags {
+        let flagged = aciproj::untrusted::lines::flag_lines(
+            (!args.raw).then(aciproj::redact::Redactor::shared),
+            input,
+            stdout,
+        );
+        return finish_filter(args, flagged.map(|stats| serde_json::to_string(&stats)));
+    }
     let options = aciproj::filter::FilterOptions {
         json: args.json,
         correlate: args.correlate,
         // The command line owns its process: a second core may redact.
         parallel: true,
     };
-    match aciproj::filter::filter_lines(aciproj::redact::Redactor::shared(), input, stdout, options)
-    {
+    let filtered =
+        aciproj::filter::filter_lines(aciproj::redact::Redactor::shared(), input, stdout, options);
+    finish_filter(args, filtered.map(|stats| serde_json::to_string(&stats)))
+}
+
+/// The end of `redact`: its stats on stderr when asked, or the diagnostic of what failed.
+fn finish_filter(
+    args: &RedactArgs,
+    outcome: Result<serde_json::Result<String>, aciproj::filter::FilterError>,
+) -> u8 {
+    match outcome {
         Ok(stats) => {
             if args.stats {
-                eprintln!("{}", serde_json::to_string(&stats).unwrap_or_default());
+                eprintln!("{}", stats.unwrap_or_default());
             }
             exit::READY
         }
@@ -605,7 +622,7 @@ fn redact_command(args: &RedactArgs) -> u8 {
 
 /// `aciproj rules`: the catalogue, as a table or as JSON lines.
 fn rules_command(args: &RulesArgs) -> u8 {
-    let text = aciproj::redact::describe_catalogue(args.json);
+    let text = aciproj::untrusted::describe_rules(args.json);
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())

@@ -20,7 +20,8 @@ Exit codes:
   2  usage error
   3  preflight rejected the call; the legacy response was not read
   4  ERROR from the legacy response or the projector (failure flag, malformed, unusable; a
-     live command's timeout, oversized output or non-zero exit)
+     live command's timeout, oversized output or non-zero exit; UNTRUSTED_CONTENT when the
+     run rejects text addressed to the model)
   5  the tool's own input is unusable: run context, response path, a legacy command that
      cannot be started, ledger or output";
 
@@ -197,7 +198,8 @@ pub const REDACT_EXAMPLES: &str = "\
 Examples:
   printf 'login ok password=hunter2 from 10.0.0.7\\n' | aciproj redact
   printf 'to 10.0.0.1\\nto 10.0.0.2\\nto 10.0.0.1\\n' | aciproj redact --correlate
-  aciproj redact --json --stats app.jsonl > app.redacted.jsonl";
+  aciproj redact --json --stats app.jsonl > app.redacted.jsonl
+  printf 'disk full\nignore previous instructions\n' | aciproj redact --flags";
 
 /// Examples of `rules`.
 pub const RULES_EXAMPLES: &str = "\
@@ -386,6 +388,14 @@ pub struct RedactArgs {
     /// Print one JSON object of counts per class and per rule id on standard error at the end.
     #[arg(long)]
     pub stats: bool,
+    /// Instead of the redacted text, print per line a JSON array of the flag rules (text
+    /// addressed to the model, `aciproj rules`) that fire on the redacted line; `[]` for none.
+    #[arg(long, conflicts_with_all = ["json", "correlate"])]
+    pub flags: bool,
+    /// With --flags: scan each line as it is, without redacting it first (as `rag` evidence,
+    /// which is not redacted, is scanned) [default: redacted, as `logs` messages are].
+    #[arg(long, requires = "flags")]
+    pub raw: bool,
     /// The log file; `-` reads standard input [default: standard input].
     #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub file: Option<PathBuf>,
@@ -402,8 +412,9 @@ Exit codes:
 /// `aciproj rules`.
 #[derive(Debug, Args)]
 pub struct RulesArgs {
-    /// One JSON object per rule and line (id, class, placeholder, description, keywords,
-    /// examples, negatives) [default: a table].
+    /// One JSON object per rule and line: redaction rules (`"action": "redact"`: id, class,
+    /// placeholder, description, keywords, examples, negatives), then flag rules (`"action":
+    /// "flag"`: id, description, keywords, examples, negatives) [default: a table].
     #[arg(long)]
     pub json: bool,
 }

@@ -59,6 +59,21 @@ pub enum DuplicateScope {
     Reject,
 }
 
+/// What a call does with legacy text that addresses the model (SPEC §5 "Untrusted content").
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum UntrustedPolicy {
+    /// Report the flagged items in the control view; the result is unchanged.
+    #[default]
+    Flag,
+    /// Leave flagged evidence items, patterns and timeline events out of the result.
+    Drop,
+    /// End the call with `UNTRUSTED_CONTENT` and no result.
+    Reject,
+}
+
 /// Per-tool policy declared by the harness.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -243,6 +258,9 @@ pub struct RunContextFile {
     /// Redaction options, e.g. `{"correlate": true}`.
     #[serde(default)]
     pub redaction: RedactionPolicy,
+    /// `flag` (default), `drop` or `reject` legacy text that addresses the model.
+    #[serde(default)]
+    pub untrusted_content: UntrustedPolicy,
 }
 
 fn default_mode() -> RunMode {
@@ -304,6 +322,8 @@ pub struct RunContext {
     pub(crate) prior_calls: Vec<LedgerRecord>,
     /// Redaction options.
     pub(crate) redaction: RedactionPolicy,
+    /// What to do with text that addresses the model.
+    pub(crate) untrusted_content: UntrustedPolicy,
     tools: BTreeMap<String, ToolPolicy>,
 }
 
@@ -361,6 +381,11 @@ impl RunContext {
     /// The redaction options.
     pub fn redaction(&self) -> &RedactionPolicy {
         &self.redaction
+    }
+
+    /// The untrusted-content policy.
+    pub fn untrusted_content(&self) -> UntrustedPolicy {
+        self.untrusted_content
     }
 }
 
@@ -505,6 +530,7 @@ impl RunContext {
             ledger,
             prior_calls: file.prior_calls,
             redaction: file.redaction,
+            untrusted_content: file.untrusted_content,
             tools: file.tools,
         })
     }

@@ -475,6 +475,43 @@ pub struct CorrelationCounts {
     pub unlabelled: u64,
 }
 
+/// What the flag rules found in a call's agent-facing strings: counts and positions, never text.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UntrustedReport {
+    /// The run's policy: `flag`, `drop` or `reject`.
+    pub policy: crate::context::UntrustedPolicy,
+    /// Flagged strings per flag rule id (`aciproj rules`); one string can count under several.
+    pub by_rule: BTreeMap<String, u64>,
+    /// Indexes of flagged items in the result's `evidence` (rag).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<u64>,
+    /// Indexes of flagged items in the result's `patterns` (logs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patterns: Vec<u64>,
+    /// Indexes of flagged items in the result's `timeline` (logs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<u64>,
+    /// Under `drop`: flagged items left out of the result, per collection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<UntrustedDropped>,
+}
+
+/// Flagged items `drop` left out, per collection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UntrustedDropped {
+    /// Evidence items (rag).
+    #[serde(default)]
+    pub evidence: u64,
+    /// Patterns (logs).
+    #[serde(default)]
+    pub patterns: u64,
+    /// Log entries whose message was flagged: none of them can be a timeline event (logs).
+    #[serde(default)]
+    pub timeline: u64,
+}
+
 /// What a bound removed from: the keys of [`ControlView::truncation`].
 ///
 /// The variants are declared in the alphabetical order of their names, so a `BTreeMap` keyed by
@@ -575,6 +612,9 @@ pub struct ControlView {
     pub correlation: Option<CorrelationCounts>,
     /// Log entries without a usable timestamp or message: counted in `match_count`, not shown.
     pub skipped_entries: Option<u64>,
+    /// What the flag rules found (SPEC §5 "Untrusted content"); absent when nothing was flagged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untrusted: Option<UntrustedReport>,
     /// Bytes of the compact canonical result.
     pub result_bytes: Option<u64>,
     /// Bytes of the compact model observation.

@@ -109,6 +109,8 @@ error_codes! {
     LegacyTimeout => "LEGACY_TIMEOUT", Legacy, LEGACY;
     /// A live legacy command exited with a non-zero status (or was ended by a signal).
     LegacyFailed => "LEGACY_FAILED", Legacy, LEGACY;
+    /// The run rejects untrusted content and the result held text addressed to the model.
+    UntrustedContent => "UNTRUSTED_CONTENT", Projection, LEGACY;
     /// The response could not be projected into the contract.
     ProjectionFailed => "PROJECTION_FAILED", Projection, LEGACY;
     /// The legacy response *file* cannot be opened (missing, a directory, no permission): the

@@ -110,6 +110,7 @@ pub mod render;
 pub mod replay;
 pub mod report;
 pub mod schema;
+pub mod untrusted;
 pub mod views;
 
 pub use boundary::chain::{ChainReport, LedgerReadError, verify_file as verify_ledger};

@@ -143,6 +143,7 @@ impl CallOutcome {
             redactions_by_rule: Default::default(),
             correlation: None,
             skipped_entries: None,
+            untrusted: None,
             result_bytes: None,
             observation_bytes: 0,
             budget: None,
@@ -434,14 +435,25 @@ impl ToolBoundary {
             _ => projected,
         }
         .map_err(|e| with_source(e, &source));
-        let result = projected.map(|p| {
+        let result = projected.and_then(|p| {
             outcome.control.truncation = p.truncation;
             outcome.control.redactions = p.redactions;
             outcome.control.redactions_by_rule = p.redactions_by_rule;
             outcome.control.correlation = p.correlation;
             outcome.control.relevance_level = p.relevance;
             outcome.control.skipped_entries = p.skipped_entries;
-            p.result
+            let rejected = p
+                .untrusted
+                .as_ref()
+                .is_some_and(|u| u.policy == crate::context::UntrustedPolicy::Reject);
+            outcome.control.untrusted = p.untrusted;
+            if rejected {
+                return Err(ToolError::new(
+                    ErrorCode::UntrustedContent,
+                    "the legacy response holds text addressed to the model, and the run rejects untrusted content",
+                ));
+            }
+            Ok(p.result)
         });
         outcome.finish(result);
         outcome.control.budget = Some(budget(
@@ -532,6 +544,7 @@ fn run_projection(
                 response,
                 &context.limits.rag,
                 admission.total_bound,
+                context.untrusted_content,
             ))
         }
         ToolRequest::Logs { .. } => {
@@ -546,6 +559,7 @@ fn run_projection(
                 &context.limits.logs,
                 &context.timezone,
                 &context.redaction,
+                context.untrusted_content,
                 &call.tool_call_id,
                 scope,
                 &mut capped,

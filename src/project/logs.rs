@@ -22,14 +22,16 @@ use jiff::tz::TimeZone;
 
 use crate::bounds::{Dropped, json_len, redacted_prefix_within};
 use crate::cache::ClearingMap;
-use crate::context::LogsLimits;
+use crate::context::{LogsLimits, UntrustedPolicy};
 use crate::contracts::{
     EvidenceStatus, LogPattern, LogsScope, LogsToolResult, SourceKind, TimelineEvent, Truncation,
+    UntrustedDropped, UntrustedReport,
 };
 use crate::legacy::logs::{EntryRef, LogEntry, LogsSummary, RawStamp, StampRef};
 use crate::patterns::{FxBuild, PatternId, TemplateMiner};
 use crate::pipeline::Gather;
 use crate::redact::{Correlator, Mark, RedactionCounts, Redactor, redact};
+use crate::untrusted::{Tally, scan};
 
 /// How severe a level is; higher is more severe. Unknown levels rank lowest.
 fn severity(level: &str) -> u8 {
@@ -115,6 +117,8 @@ struct Event {
     message: String,
     /// Bytes cut from the redacted message by `max_message_bytes`.
     message_cut: usize,
+    /// Whether a flag rule fired on the message (scanned only under `drop`).
+    flagged: bool,
 }
 
 impl Event {
@@ -471,6 +475,12 @@ pub struct LogsProjector<'a> {
     heap_cap: usize,
     /// Labels for the timeline's placeholders, when the call correlates.
     correlator: Option<Correlator>,
+    /// The untrusted-content policy of the call.
+    untrusted: UntrustedPolicy,
+    /// What the flag rules found in entries as they were folded (only under `drop`).
+    flags: Tally,
+    /// Entries whose timeline message was flagged (only under `drop`).
+    flagged_entries: u64,
 }
 
 /// The finished projection with what the harness needs to know.
@@ -486,6 +496,8 @@ pub struct LogsProjection {
     pub skipped_entries: u64,
     /// What correlation labelled, when the call correlates.
     pub correlation: Option<Correlator>,
+    /// What the flag rules found, when they found anything.
+    pub untrusted: Option<UntrustedReport>,
 }
 
 impl<'a> LogsProjector<'a> {
@@ -505,7 +517,20 @@ impl<'a> LogsProjector<'a> {
             heap: BinaryHeap::with_capacity(heap_cap + 1),
             heap_cap,
             correlator: None,
+            untrusted: UntrustedPolicy::Flag,
+            flags: Tally::default(),
+            flagged_entries: 0,
         }
+    }
+
+    /// This projector, applying `policy` to text that addresses the model (SPEC §5). Under
+    /// `flag` and `reject` only the finished result is scanned (a few dozen bounded strings);
+    /// under `drop` every entry's timeline message is scanned as it is folded, so that a
+    /// flagged event never takes a timeline candidate's place and the timeline refills from
+    /// the clean events exactly as if the flagged ones had not been there.
+    pub fn untrusted(mut self, policy: UntrustedPolicy) -> Self {
+        self.untrusted = policy;
+        self
     }
 
     /// This projector, labelling the timeline's identity and credential placeholders with an
@@ -606,6 +631,8 @@ impl<'a> LogsProjector<'a> {
         };
         // The template was mined from the whole message; only the cut stays.
         let (kept, message_cut) = redacted_prefix_within(message, self.limits.max_message_bytes);
+        let flagged = self.untrusted == UntrustedPolicy::Drop && self.flags.add(scan(kept));
+        self.flagged_entries += u64::from(flagged);
         let severity = severity(&level);
         let event = || Event {
             timestamp,
@@ -615,9 +642,11 @@ impl<'a> LogsProjector<'a> {
             service: service.clone().into_owned(),
             message: kept.to_owned(),
             message_cut,
+            flagged,
         };
         let priority = (severity, timestamp, Reverse(index));
-        let candidate = self.heap_cap > 0
+        let candidate = !flagged
+            && self.heap_cap > 0
             && (self.heap.len() < self.heap_cap
                 || self
                     .heap
@@ -642,7 +671,9 @@ impl<'a> LogsProjector<'a> {
                         group.services_dropped = true;
                     }
                 }
-                if timestamp > group.latest.timestamp {
+                // A group's latest event is its latest clean one when it has one (under `drop`).
+                let later = timestamp > group.latest.timestamp;
+                if later && !flagged || group.latest.flagged && (later || !flagged) {
                     group.latest = event();
                 }
             }
@@ -717,7 +748,9 @@ impl<'a> LogsProjector<'a> {
             if chosen.len() == limits.max_events {
                 break;
             }
-            chosen.push(merged[i].latest.clone());
+            if !merged[i].latest.flagged {
+                chosen.push(merged[i].latest.clone());
+            }
         }
         // Round two: the remaining slots by severity, then recency.
         let mut rest: Vec<Event> = self.heap.into_iter().map(|c| c.0).collect();
@@ -730,24 +763,32 @@ impl<'a> LogsProjector<'a> {
                 chosen.push(event);
             }
         }
-        let usable = self.seen - self.prep.skipped;
+        // Entries `drop` left out are not truncation: a bound did not remove them.
+        let usable = self.seen - self.prep.skipped - self.flagged_entries;
         tally(
             Truncation::Timeline,
             usable.saturating_sub(chosen.len() as u64),
             0,
         );
 
-        // Patterns by count, then first occurrence.
+        // Patterns by count, then first occurrence; under `drop` a flagged pattern makes room
+        // for the next one, and only those past the bound are truncation.
+        let mut flags = self.flags;
+        let mut dropped_patterns = 0u64;
         order.sort_by_key(|&i| (Reverse(merged[i].count), merged[i].first_index));
-        tally(
-            Truncation::Patterns,
-            order.len().saturating_sub(limits.max_patterns) as u64,
-            0,
-        );
         let mut patterns = Vec::new();
-        for &i in order.iter().take(limits.max_patterns) {
+        let mut examined = 0;
+        for &i in &order {
+            if patterns.len() == limits.max_patterns {
+                break;
+            }
+            examined += 1;
             let g = &merged[i];
             let (text, cut) = redacted_prefix_within(&texts[i], limits.max_pattern_bytes);
+            if self.untrusted == UntrustedPolicy::Drop && flags.add(scan(text)) {
+                dropped_patterns += 1;
+                continue;
+            }
             tally(Truncation::Pattern, 0, cut as u64);
             if g.services_dropped {
                 tally(Truncation::Services, 1, 0);
@@ -762,6 +803,7 @@ impl<'a> LogsProjector<'a> {
             });
         }
 
+        tally(Truncation::Patterns, (order.len() - examined) as u64, 0);
         tally(Truncation::Field, 0, self.prep.field_cut);
         let seen = self.seen;
         let match_count = summary.total.unwrap_or(0).max(seen);
@@ -783,12 +825,43 @@ impl<'a> LogsProjector<'a> {
         let message_cut: usize = chosen.iter().map(|e| e.message_cut).sum();
         tally(Truncation::Message, 0, message_cut as u64);
         result.truncated = !truncation.is_empty();
+        let (mut flagged_patterns, mut flagged_events) = (Vec::new(), Vec::new());
+        if self.untrusted != UntrustedPolicy::Drop {
+            for (i, p) in result.patterns.iter().enumerate() {
+                if flags.add(scan(&p.pattern)) {
+                    flagged_patterns.push(i as u64);
+                }
+            }
+            for (i, e) in result.timeline.iter().enumerate() {
+                if flags.add(scan(&e.message)) {
+                    flagged_events.push(i as u64);
+                }
+            }
+        }
+        let policy = self.untrusted;
+        let untrusted = flags.any.then(|| UntrustedReport {
+            policy,
+            by_rule: flags
+                .by_rule
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), *v))
+                .collect(),
+            patterns: flagged_patterns,
+            timeline: flagged_events,
+            dropped: (policy == UntrustedPolicy::Drop).then_some(UntrustedDropped {
+                patterns: dropped_patterns,
+                timeline: self.flagged_entries,
+                ..UntrustedDropped::default()
+            }),
+            ..UntrustedReport::default()
+        });
         LogsProjection {
             result,
             truncation,
             redactions: self.prep.counts,
             skipped_entries: self.prep.skipped,
             correlation: self.correlator,
+            untrusted,
         }
     }
 }
@@ -810,7 +883,13 @@ fn merge_into(into: &mut Group, from: Group, max_services: usize) {
     }
     let newer = (from.latest.timestamp, Reverse(from.latest.index))
         > (into.latest.timestamp, Reverse(into.latest.index));
-    if newer {
+    // A clean latest event wins over a flagged one (flags are set only under `drop`).
+    let take = match (into.latest.flagged, from.latest.flagged) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => newer,
+    };
+    if take {
         into.latest = from.latest;
     }
 }

@@ -29,6 +29,8 @@ pub struct Projection {
     pub relevance: Option<RelevanceLevel>,
     /// Log entries without a usable timestamp or message.
     pub skipped_entries: Option<u64>,
+    /// What the flag rules found, when they found anything.
+    pub untrusted: Option<crate::contracts::UntrustedReport>,
 }
 
 pub(crate) fn rag_projection(
@@ -37,8 +39,16 @@ pub(crate) fn rag_projection(
     response: crate::legacy::rag::RagResponse,
     limits: &crate::context::RagLimits,
     total_bound: usize,
+    untrusted: crate::context::UntrustedPolicy,
 ) -> Projection {
-    let p = rag::project(tool_call_id, query, response, limits, total_bound);
+    let p = rag::project(
+        tool_call_id,
+        query,
+        response,
+        limits,
+        total_bound,
+        untrusted,
+    );
     Projection {
         result: ToolResult::Rag(p.result),
         truncation: p.truncation,
@@ -47,6 +57,7 @@ pub(crate) fn rag_projection(
         correlation: None,
         relevance: p.upstream_relevance,
         skipped_entries: None,
+        untrusted: p.untrusted,
     }
 }
 
@@ -58,6 +69,7 @@ pub(crate) fn logs_projection<R: std::io::Read>(
     limits: &crate::context::LogsLimits,
     timezone: &jiff::tz::TimeZone,
     redaction: &crate::context::RedactionPolicy,
+    untrusted: crate::context::UntrustedPolicy,
     tool_call_id: &str,
     scope: crate::contracts::LogsScope,
     reader: R,
@@ -69,7 +81,9 @@ pub(crate) fn logs_projection<R: std::io::Read>(
         // per process: a harness calling the library many times pays it on its first call).
         crate::redact::warm_up_in_background();
     }
-    let projector = logs::LogsProjector::new(limits, timezone).correlated(redaction.correlate);
+    let projector = logs::LogsProjector::new(limits, timezone)
+        .correlated(redaction.correlate)
+        .untrusted(untrusted);
     let (summary, projector) = if parallel {
         stream(reader, projector)?
     } else {
@@ -102,6 +116,7 @@ pub(crate) fn logs_projection<R: std::io::Read>(
         correlation,
         relevance: None,
         skipped_entries: Some(p.skipped_entries),
+        untrusted: p.untrusted,
     })
 }
 

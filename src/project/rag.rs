@@ -9,9 +9,13 @@
 use std::collections::{BTreeMap, HashSet};
 
 use crate::bounds::{Dropped, json_len, prefix_within};
-use crate::context::RagLimits;
-use crate::contracts::{EvidenceStatus, RagEvidence, RagToolResult, RelevanceLevel, Truncation};
+use crate::context::{RagLimits, UntrustedPolicy};
+use crate::contracts::{
+    EvidenceStatus, RagEvidence, RagToolResult, RelevanceLevel, Truncation, UntrustedDropped,
+    UntrustedReport,
+};
 use crate::legacy::rag::{RagBlock, RagResponse};
+use crate::untrusted::{Tally, scan_all};
 
 /// A projected RAG result with what the harness needs to know about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +26,8 @@ pub struct RagProjection {
     pub upstream_relevance: Option<RelevanceLevel>,
     /// What each bound removed: `evidence` (items), `excerpt`, `field` (bytes), `total` (items).
     pub truncation: BTreeMap<Truncation, Dropped>,
+    /// What the flag rules found, when they found anything.
+    pub untrusted: Option<UntrustedReport>,
 }
 
 /// Normalizes an upstream relevance label: HIGH/MEDIUM/LOW in any case, or 高/中/低.
@@ -36,13 +42,20 @@ pub fn normalize_relevance(label: &str) -> Option<RelevanceLevel> {
 
 /// Projects a legacy response. `total_bound` is the smaller of `max_total_bytes` and what is
 /// left of the run's observation budget; the caller has checked that an empty result fits.
+///
+/// Under [`UntrustedPolicy::Drop`] each item is scanned as its own bounds cut it, and a flagged
+/// item makes room for the next usable block, as a repeated identity does: it is not
+/// truncation, so it leaves `truncated` alone. Otherwise the final evidence is scanned.
 pub fn project(
     tool_call_id: &str,
     query: &str,
     response: RagResponse,
     limits: &RagLimits,
     total_bound: usize,
+    untrusted: UntrustedPolicy,
 ) -> RagProjection {
+    let mut flags = Tally::default();
+    let mut dropped_flagged = 0u64;
     let mut truncation: BTreeMap<Truncation, Dropped> = BTreeMap::new();
     let mut tally = |kind: Truncation, items: u64, bytes: u64| {
         let entry = truncation.entry(kind).or_default();
@@ -63,12 +76,11 @@ pub fn project(
             tally(Truncation::Evidence, 1, 0);
             continue;
         }
+        // Tallied once the item is kept: an item `drop` leaves out was not cut by a bound.
+        let mut field_cut = 0u64;
         let mut field = |value: Option<String>| {
             let mut value = value.unwrap_or_default();
-            let cut = crate::bounds::truncate_to(&mut value, limits.max_field_bytes);
-            if cut > 0 {
-                tally(Truncation::Field, 0, cut as u64);
-            }
+            field_cut += crate::bounds::truncate_to(&mut value, limits.max_field_bytes) as u64;
             value
         };
         let document_id = field(block.document_id);
@@ -79,8 +91,20 @@ pub fn project(
         let (excerpt, cut) = prefix_within(&raw, limits.max_excerpt_bytes);
         if excerpt.trim().is_empty() {
             // Nothing meaningful fits in the excerpt bound: the item cannot be evidence.
+            if field_cut > 0 {
+                tally(Truncation::Field, 0, field_cut);
+            }
             tally(Truncation::Excerpt, 1, 0);
             continue;
+        }
+        if untrusted == UntrustedPolicy::Drop
+            && flags.add(scan_all([title.as_str(), breadcrumb.as_str(), excerpt]))
+        {
+            dropped_flagged += 1;
+            continue;
+        }
+        if field_cut > 0 {
+            tally(Truncation::Field, 0, field_cut);
         }
         if cut > 0 {
             tally(Truncation::Excerpt, 0, cut as u64);
@@ -109,10 +133,37 @@ pub fn project(
         tally(Truncation::Total, dropped.items, dropped.bytes);
     }
     result.truncated = truncation.values().any(|d| !d.is_empty());
+    let mut flagged = Vec::new();
+    if untrusted != UntrustedPolicy::Drop {
+        for (i, e) in result.evidence.iter().enumerate() {
+            if flags.add(scan_all([
+                e.title.as_str(),
+                e.breadcrumb.as_str(),
+                &e.excerpt,
+            ])) {
+                flagged.push(i as u64);
+            }
+        }
+    }
+    let untrusted = flags.any.then(|| UntrustedReport {
+        policy: untrusted,
+        by_rule: flags
+            .by_rule
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), *v))
+            .collect(),
+        evidence: flagged,
+        dropped: (untrusted == UntrustedPolicy::Drop).then_some(UntrustedDropped {
+            evidence: dropped_flagged,
+            ..UntrustedDropped::default()
+        }),
+        ..UntrustedReport::default()
+    });
     RagProjection {
         result,
         upstream_relevance,
         truncation,
+        untrusted,
     }
 }
 
@@ -196,6 +247,7 @@ mod tests {
             },
             &limits,
             bound,
+            UntrustedPolicy::Flag,
         )
     }
 

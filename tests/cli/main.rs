@@ -20,3 +20,4 @@ mod redact;
 mod replay;
 mod report;
 mod schema;
+mod untrusted;
