@@ -304,7 +304,7 @@ pub fn catalogue() -> &'static [&'static Rule] {
     &CATALOGUE
 }
 
-/// The catalogue as `aciproj rules` prints it: one JSON object per rule and line (`id`, `class`,
+/// The catalogue as `aciproj rules` prints it: one JSON object per rule and line (`id`, `action`, `class`,
 /// `placeholder`, `description`, `keywords`, `examples` [{`input`, `output`}], `negatives`), or a
 /// table of id, class, placeholder and description with each rule's first example under it.
 pub fn describe_catalogue(json: bool) -> String {
@@ -318,6 +318,7 @@ pub fn describe_catalogue(json: bool) -> String {
                 .collect();
             let doc = serde_json::json!({
                 "id": rule.id,
+                "action": "redact",
                 "class": rule.class.name(),
                 "placeholder": rule.placeholder,
                 "description": rule.description,

@@ -225,39 +225,7 @@ pub fn scan_all<'s>(strings: impl IntoIterator<Item = &'s str>) -> Findings {
 /// Both catalogues as `aciproj rules` prints them: the redaction rules (`"action": "redact"`)
 /// and then the flag rules (`"action": "flag"`), as a table or as one JSON object per line.
 pub fn describe_rules(json: bool) -> String {
-    let mut out = String::new();
-    for rule in crate::redact::catalogue() {
-        if json {
-            let examples: Vec<_> = rule
-                .examples
-                .iter()
-                .map(|e| serde_json::json!({"input": e.input, "output": e.output}))
-                .collect();
-            let doc = serde_json::json!({
-                "id": rule.id,
-                "action": "redact",
-                "class": rule.class.name(),
-                "placeholder": rule.placeholder,
-                "description": rule.description,
-                "keywords": rule.keywords,
-                "examples": examples,
-                "negatives": rule.negatives,
-            });
-            out.push_str(&doc.to_string());
-        } else {
-            out.push_str(&format!(
-                "{:<28} {:<12} {:<12} {}\n",
-                rule.id,
-                rule.class.name(),
-                rule.placeholder,
-                rule.description
-            ));
-            if let Some(e) = rule.examples.first() {
-                out.push_str(&format!("{:<28} e.g. {:?} -> {:?}", "", e.input, e.output));
-            }
-        }
-        out.push('\n');
-    }
+    let mut out = crate::redact::describe_catalogue(json);
     for rule in catalogue() {
         if json {
             let doc = serde_json::json!({
