@@ -14,7 +14,7 @@
 //! record. The new line's hash is returned as the chain's head for the harness.
 //!
 //! At scale (issue 29) the records are never held: a call reads what its run has done from the
-//! index beside the ledger ([`super::ledger_index`]), checked against the ledger's length and
+//! index beside the ledger (`ledger_index.rs`), checked against the ledger's length and
 //! last record, and otherwise streams the ledger once with a bounded line length, rebuilding the
 //! index on the way. A ledger path that is not a regular file is refused before it is opened.
 
