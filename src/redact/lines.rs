@@ -30,6 +30,12 @@ use super::{CATALOGUE, Gate, Mark, RedactionCounts, Redactor, labelled_class, re
 static PEM_BEGIN: LazyLock<memchr::memmem::Finder<'static>> =
     LazyLock::new(|| memchr::memmem::Finder::new("-----BEGIN "));
 
+/// What every table header with an id column holds (`PID`, `TID`, `PPID`, `SPID`, `PGID`, or
+/// `Id` beside `Command`), searched once per line before the header is read.
+static HEADER_WORDS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
+    aho_corasick::AhoCorasick::new(["ID", "Id ", "LWP"]).expect("constant patterns")
+});
+
 /// An SMTP server's `334` prompt for the password, base64 for `Password:`.
 const SMTP_PASSWORD_PROMPT: &str = "334 UGFzc3dvcmQ6";
 
@@ -101,7 +107,7 @@ fn open_after(before: Open, line: &str) -> Open {
         return Open::Element(SMTP_PASSWORD_PROMPT.to_owned());
     }
     if t.len() <= MAX_PREFIX
-        && ["PID", "TID", "LWP", "Id "].iter().any(|c| t.contains(c))
+        && HEADER_WORDS.find(t.as_bytes()).is_some()
         && !process::pid_columns(t).is_empty()
     {
         return Open::Table(t.to_owned());

@@ -473,14 +473,21 @@ fn is_inert_bound(word: &str) -> bool {
 fn pass_bound_values(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     // `args` and `arguments` are a process's too: only beside a statement are they binds.
-    let statement = SQL_START_RE.find_at(s, 0).is_some()
-        || ["sql=", "sql:", "query=", "query:", "\"sql\""]
-            .iter()
-            .any(|k| s.to_ascii_lowercase().contains(k));
+    // Asked once, and only of a message whose opener is a weak one.
+    let statement = std::cell::OnceCell::new();
+    let beside_statement = || {
+        *statement.get_or_init(|| {
+            let lower = s.to_ascii_lowercase();
+            SQL_START_RE.find_at(s, 0).is_some()
+                || ["sql=", "sql:", "query=", "query:", "\"sql\""]
+                    .iter()
+                    .any(|k| lower.contains(k))
+        })
+    };
     for m in BOUND_RE.find_iter(s) {
         let opener = m.as_str().trim_start().to_ascii_lowercase();
         let weak = opener.starts_with("arg") || opener.starts_with("bind");
-        if weak && !statement {
+        if weak && !beside_statement() {
             continue;
         }
         let at = m.end();
