@@ -716,7 +716,7 @@ static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?-u:\b)[a-z][a-z0-9+.\-]*://(?:[^/@ \t\r\n\x22']*@)?",
         r"([A-Za-z0-9][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)+)(?:[:/ \t\r\n\x22'?#]|\z)",
-        r"|(?m:^)[a-z_][a-z0-9_\-]*@([A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9]):[~/]",
+        r"|(?m:^)[a-z_][a-z0-9_\-]*@([A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9]):(?:~|/[^/])",
     ))
     .expect("constant regex")
 });
@@ -758,5 +758,10 @@ pub(crate) static HOST_PLACE: Rule = Rule {
         ),
         ex("ops@bastion-02:~$ uptime", "ops@<HOST>:~$ uptime"),
     ],
-    negatives: &["see file:///tmp/report.txt", "user@:~$ ls"],
+    negatives: &[
+        "see file:///tmp/report.txt",
+        "user@:~$ ls",
+        // A JS frame, not a prompt: the scheme's `//` follows the colon.
+        "onclick@http://path/to/file",
+    ],
 };

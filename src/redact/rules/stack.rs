@@ -104,6 +104,8 @@ const FRAME_START: &str = concat!(
     r"|[A-Za-z_$<][A-Za-z0-9_$.:<>~\-]*[ \t]?\((?:[^()\r\n]*[ \t])?[^ \t\r\n()]*[/\\][^ \t\r\n()]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]{0,9}:[0-9]+",
     r"|[A-Za-z_$<][A-Za-z0-9_$.:<>~\-]*[ \t]?\((?:[^()\r\n]*[ \t])?[^ \t\r\n()]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]{0,9}:[0-9]+:[0-9]+",
     r"|[A-Za-z0-9_$.<>/\-]*@[^ \t\r\n()@]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]{0,9}:[0-9]+:[0-9]+",
+    r"|[A-Za-z0-9_$.<>/\-]*@[a-z][a-z0-9+.\-]*://[^ \t\r\n()@]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]{0,9}:[0-9]+",
+    r"|(?m:^)[ \t]*[a-z]+://[^ \t\r\n()]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]{0,9}:[0-9]+:[0-9]+[ \t]*(?m:$)",
     r"|(?-u:\b)at[ \t]+[A-Za-z_<][A-Za-z0-9_.`<>$\[\],+]*\.[A-Za-z0-9_`<>$]+\(",
     r"|\[0x[0-9A-Fa-f]{8,16}\][ \t]|#[0-9]+ \{main\}|ORA-06512: at[ \t]",
     r"|(?-u:\b)called at[ \t]+[^ \t\r\n]+|\{file,\x22|(?:\[C\]|[^ \t\r\n:]+\.lua(?::[0-9]+)?|\):[0-9]+): in[ \t]",
@@ -796,6 +798,15 @@ pub(crate) static FRAME: Rule = Rule {
         ex(
             "TypeError: e is undefined render@https://static.shop.test/app.min.js:1:20431",
             "TypeError: e is undefined <STACK>",
+        ),
+        // Old Firefox and Opera: a line and no column; a trace that opens on a bare location.
+        ex(
+            "boom\nrun([arguments not available])@http://cdn.shop.test/js/app.js:27",
+            "boom\nrun([arguments not available]) <STACK>",
+        ),
+        ex(
+            "oops\nhttp://cdn.shop.test/js/app.js:48:22\nfoo@http://cdn.shop.test/js/app.js:52:15",
+            "oops <STACK>",
         ),
         ex(
             "** (RuntimeError) queue gone\n    (billing 0.3.1) lib/billing/worker.ex:42: Billing.Worker.run/1",
