@@ -220,7 +220,7 @@ fn stack_start_of(s: &str, forms: u16) -> Start {
 /// would find (the earliest start; at one start, the earlier form), with the JVM candidates
 /// that are not frames moved past.
 fn search_stack_start(s: &str, forms: u16) -> Start {
-    let forms = forms | CHECKED_FORMS;
+    let forms = possible_forms(s, forms | CHECKED_FORMS);
     // Per form, its first match at or after the last position searched from (`None` for none).
     // A match that starts at or after the next position is that position's first match too,
     // so only the forms whose match was passed are searched again.
@@ -259,6 +259,104 @@ fn search_stack_start(s: &str, forms: u16) -> Start {
         pos = super::super::text::next_char(s, start);
     }
     None
+}
+
+/// `forms` without the checked forms that cannot start a trace in `s`, by a few byte scans
+/// that are cheaper than their searches. The checked forms are searched whatever the gates
+/// say, and the generic frame's start matches a bare `in ` of prose: on most log lines
+/// neither can be a frame, and the scans say so before any search runs. Each test is a
+/// necessary condition of its form (the split-search property test holds them to that).
+fn possible_forms(s: &str, forms: u16) -> u16 {
+    const JVM: u16 = 1 << 3;
+    const FRAME: u16 = 1 << 8;
+    let b = s.as_bytes();
+    let mut forms = forms;
+    if forms & (JVM | FRAME) == 0 {
+        return forms;
+    }
+    let paren = memchr::memchr(b'(', b).is_some();
+    let at_word = paren && has_at_word(b);
+    // A JVM frame calls with a parenthesis after `at`.
+    if !at_word {
+        forms &= !JVM;
+    }
+    if forms & FRAME != 0 && !(at_word || frame_possible(b)) {
+        forms &= !FRAME;
+    }
+    forms
+}
+
+/// `at` and a blank where the stack starts match it: after a byte that is not a word's, or
+/// after an escaped line break or tab (`\n\tat `).
+fn has_at_word(b: &[u8]) -> bool {
+    memchr::memmem::find_iter(b, b"at").any(|i| {
+        matches!(b.get(i + 2), Some(b' ' | b'\t'))
+            && (i == 0
+                || !super::super::text::is_word_byte(b[i - 1])
+                || (matches!(b[i - 1], b't' | b'n' | b'r') && i >= 2 && b[i - 2] == b'\\'))
+    })
+}
+
+/// Whether a generic frame (see [`FRAME_START`] and [`is_generic_frame`]) other than an
+/// `at X.Y(` call may start in `b`. Each shape needs one of: a numbered marker (`#0`, `[1] `,
+/// `[0x…]`), a code address or offset (`0x`), a phrase of a frame or a trace's introduction,
+/// a line that opens on a marker (`in `, `from `, `(app 1.2)`) or a URL, a parenthesis whose
+/// inside names a line (`main (x.dart:3:5)`), or an `@` whose word does (`f@x.js:1:2`,
+/// `f@http://x/a.js:7`).
+fn frame_possible(b: &[u8]) -> bool {
+    static PHRASES: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
+        aho_corasick::AhoCorasick::new([
+            "0x",
+            " line",
+            "\tline",
+            ": in",
+            "called at",
+            "{file,",
+            "ORA-06512",
+            "traceback",
+            "acktrace",
+            "Call Trace",
+            "Call stack",
+            "CallStack",
+            "Stacktrace",
+        ])
+        .expect("constant phrases")
+    });
+    let digit_after = |i: usize| b.get(i + 1).is_some_and(u8::is_ascii_digit);
+    // `:` and a digit in `b[from..]` before any byte in `stops`.
+    let colon_digit_before = |from: usize, stops: &[u8]| {
+        let run = &b[from.min(b.len())..];
+        let run = &run[..run
+            .iter()
+            .position(|c| stops.contains(c))
+            .unwrap_or(run.len())];
+        memchr::memchr_iter(b':', run).any(|j| run.get(j + 1).is_some_and(u8::is_ascii_digit))
+    };
+    if memchr::memchr2_iter(b'#', b'[', b).any(digit_after) || PHRASES.is_match(b) {
+        return true;
+    }
+    if memchr::memchr_iter(b'(', b).any(|i| colon_digit_before(i + 1, b"()\r\n")) {
+        return true;
+    }
+    if memchr::memchr_iter(b'@', b).any(|i| colon_digit_before(i + 1, b" \t\r\n()@")) {
+        return true;
+    }
+    std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', b).map(|i| i + 1))
+        .any(|line| {
+            let t = &b[line..];
+            let t = &t[t.iter().take_while(|&&c| c == b' ' || c == b'\t').count()..];
+            let word = |w: &[u8]| {
+                t.len() > w.len()
+                    && t[..w.len()].eq_ignore_ascii_case(w)
+                    && matches!(t[w.len()], b' ' | b'\t')
+            };
+            let scheme = t.iter().take_while(|c| c.is_ascii_lowercase()).count();
+            word(b"in")
+                || word(b"from")
+                || t.starts_with(b"(")
+                || (scheme > 0 && t[scheme..].starts_with(b"://"))
+        })
 }
 
 /// Whether a candidate `s[start..end]` of `form` starts a trace: the checked forms' candidates
@@ -936,6 +1034,37 @@ mod tests {
         "::",
         "Error: boom",
         "日本",
+        "in ",
+        "\n  in ",
+        "\nfrom ",
+        "From\t",
+        "[1] ",
+        "[C]: in ?",
+        "{file,\"x.erl\"},{line,3}",
+        "ORA-06512: at ",
+        "x.pl line 3",
+        "File x.ml, line 3",
+        "x.erl, line 3)",
+        "Call Trace:",
+        "Backtrace:",
+        "@",
+        "#",
+        "[0x0000000000401234] ",
+        "0x7fff",
+        "http://x/a.js:1:2",
+        "\\n",
+        "that ",
+        "at X.Y(",
+        "#x ",
+        "(client 1.2.3.4)",
+        "u@h.test:5/x",
+        "f@a.js:1:2",
+        "f@http://x/a.js:7",
+        "\nhttp://x/a.js:1:2",
+        "(",
+        "(x.dart:3:5)",
+        "CallStack (from HasCallStack):",
+        "\n(app 1.2) ",
     ];
 
     proptest! {
