@@ -213,7 +213,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 71] = [
+static CATALOGUE: [&Rule; 72] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -225,6 +225,7 @@ static CATALOGUE: [&Rule; 71] = [
     &stack::PHP,
     &stack::RUBY,
     &stack::FRAME,
+    &stack::LOCATION,
     // Secret values go before SQL: a value may hold a quote, a backtick, a backslash or a SQL
     // verb that the SQL scanner pairs or starts a statement at.
     &credentials::XML,

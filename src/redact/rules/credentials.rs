@@ -414,7 +414,7 @@ fn unquoted_end(s: &str, start: usize, cookie: bool) -> usize {
             }
             break;
         }
-        if ends_value(ch)
+        if (ends_value(ch) && !joins_value(s, i, ch))
             || (ch == '%' && ["%26", "%20", "%22"].iter().any(|p| s[i..].starts_with(p)))
             || (ch == '\\' && end > start && escapes_an_end(s, i))
         {
@@ -424,6 +424,32 @@ fn unquoted_end(s: &str, start: usize, cookie: bool) -> usize {
         end = i;
     }
     end
+}
+
+/// Whether a separator inside an unquoted value belongs to it (`Tr0ub4dor&3`, `ab;cd`,
+/// `x,y`): `&`, `;` and `,` end a value only where another pair, a blank, a quote or the end
+/// follows (`a=1&b=2`, `Password=x;Database=y`, `k=v, next`, `&amp;`).
+fn joins_value(s: &str, i: usize, ch: char) -> bool {
+    if !matches!(ch, '&' | ';' | ',') {
+        return false;
+    }
+    let rest = &s.as_bytes()[i + 1..];
+    let Some(&next) = rest.first() else {
+        return false;
+    };
+    if next.is_ascii_whitespace()
+        || matches!(next, b'"' | b'\'' | b'\\' | b'<')
+        || rest.starts_with(b"amp;")
+    {
+        return false;
+    }
+    let name = rest
+        .iter()
+        .take_while(|&&b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'[' | b']')
+        })
+        .count();
+    !(name > 0 && matches!(rest.get(name), Some(b'=' | b':')))
 }
 
 /// Whether the backslashes from `i` escape what ends a value in escaped text: the quote that

@@ -21,7 +21,7 @@ static POD_SHAPE_RE: LazyLock<Matcher> = LazyLock::new(|| {
 
 pub(crate) static POD_CONTEXT_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
-        r#"(?i-u:pods?)(?:[ \t]*[=:/][ \t]*|[ \t]+)["']?(?:[a-z0-9][a-z0-9-]*/)?"#,
+        r#"(?i-u:pods?)["']?(?:[ \t]*[=:/][ \t]*|[ \t]+)["']?(?:[a-z0-9][a-z0-9-]*/)?"#,
         r"([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)",
     ))
     .expect("constant regex")
@@ -77,6 +77,24 @@ fn is_pod_shape(name: &str) -> bool {
         && suffix.bytes().any(|b| b.is_ascii_lowercase())
 }
 
+/// A name that a controller, an operator or a CI runner generated, read after a pod keyword:
+/// a later segment mixes letters and digits (`runner-ak3vxyz-project-4412-concurrent-0-5hq2x0lr`,
+/// `spark-etl-3f8a2c8e2b1d4e5f-driver`). A named pod of no generator (`kube-proxy`, `web-v2`)
+/// stays.
+fn is_generated_name(name: &str) -> bool {
+    let mut segs = name.split('-');
+    let first = segs.next().unwrap_or("");
+    !first.is_empty()
+        && segs.any(|seg| {
+            seg.len() >= 4
+                && seg
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                && seg.bytes().any(|b| b.is_ascii_digit())
+                && seg.bytes().any(|b| b.is_ascii_lowercase())
+        })
+}
+
 fn is_statefulset_name(name: &str) -> bool {
     match name.rsplit_once('-') {
         Some((base, ordinal)) => {
@@ -122,7 +140,7 @@ fn pass_pod_context(s: &str, hits: &mut u32) -> Option<String> {
             && !placeholder_after(s, v.end)
             && !namespace;
         if after_ok
-            && (is_statefulset_name(name) || is_pod_shape(name))
+            && (is_statefulset_name(name) || is_pod_shape(name) || is_generated_name(name))
             && e.replace(v.start, v.end, POD)
         {
             *hits += 1;
@@ -164,8 +182,22 @@ pub(crate) static POD_AFTER_KEYWORD: Rule = Rule {
             "pod=prod/web-7d9f8c6b5-x2k4m OOMKilled",
             "pod=prod/<POD> OOMKilled",
         ),
+        // Operators and CI runners name pods their own way; the keyword says what it is.
+        ex(
+            "waiting for pod ci/runner-q8z2kd-project-77-concurrent-1-a9x3mq7p",
+            "waiting for pod ci/<POD>",
+        ),
+        ex(
+            r#"{"msg":"sync failed","pod":"queue-broker-server-3"}"#,
+            r#"{"msg":"sync failed","pod":"<POD>"}"#,
+        ),
     ],
-    negatives: &["pod security policy applied", "pods: 3/3 ready"],
+    negatives: &[
+        "pod security policy applied",
+        "pods: 3/3 ready",
+        "pod kube-proxy is ready",
+        "pod web-v2 is ready",
+    ],
 };
 
 pub(crate) static POD_NAME: Rule = Rule {

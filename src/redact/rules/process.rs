@@ -18,6 +18,9 @@ static PID_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?i-u:process)[ \t]+[0-9]{2,10}[ \t]+\(",
         r"|(?-u:\b)(?i-u:process|child|worker|subprocess|daemon)[ \t]+[0-9]{2,10}(?-u:\b)",
         r"|进程(?:号|ID|id|PID)?[ \t]*(?:[:=]|：)?[ \t]*[0-9]{1,10}",
+        // Thread ids beside them: `[pid 19822:tid 140233871611648]`, `(LWP 90213)`,
+        // `(thread 18233, …)`.
+        r"|(?-u:\b)(?i-u:tid|lwp|thread)[ \t]*[:=#]?[ \t]*[0-9]{2,20}",
     ))
     .expect("constant regex")
 });
@@ -71,7 +74,10 @@ fn pass_pid(re: &Matcher, s: &str, hits: &mut u32) -> Option<String> {
             if byte_before(s, m.start()).is_some_and(|b| b.is_ascii_alphanumeric()) {
                 continue;
             }
-            if byte_at(s, m.end()).is_some_and(|b| is_word_byte(b) || b == b'.') {
+            // `pid 12.5` is a number; a sentence may end after one (`by process 61047.`).
+            let decimal = byte_at(s, m.end()) == Some(b'.')
+                && byte_at(s, m.end() + 1).is_some_and(|b| b.is_ascii_digit());
+            if byte_at(s, m.end()).is_some_and(is_word_byte) || decimal {
                 continue;
             }
             (m.end() - digits, m.end())
@@ -88,7 +94,9 @@ pub(crate) static PID_FORMS: Rule = Rule {
     class: RedactionClass::Pid,
     placeholder: PID,
     description: "A process id after a pid key (pid=123, [pid 123], process_id: 9, 进程 123), in prose (process 4242 exited, child 1234), a bracket (sshd[123], app[123/0x7f]) or nginx's pid#tid.",
-    keywords: &["pid", "process", "进程", "child", "worker", "daemon"],
+    keywords: &[
+        "pid", "process", "进程", "child", "worker", "daemon", "tid", "lwp", "thread",
+    ],
     gate: |f| f.digit,
     pass: |s, hits| pass_pid(&PID_KEY_RE, s, hits),
     matchers: &[&PID_KEY_RE],
@@ -101,11 +109,21 @@ pub(crate) static PID_FORMS: Rule = Rule {
             "process 4242 exited with status 1",
             "process <PID> exited with status 1",
         ),
+        ex(
+            "[pid 5120:tid 139871234567] AH0001 denied; blocked by process 5127.",
+            "[pid <PID>:tid <PID>] AH0001 denied; blocked by process <PID>.",
+        ),
+        ex(
+            "[New Thread 0x7f12 (LWP 7781)]",
+            "[New Thread 0x7f12 (LWP <PID>)]",
+        ),
     ],
     negatives: &[
         "processed 1500 records",
         "pid file missing",
         "spawned 4 workers",
+        "thread 1 of 4 idle",
+        "process 2.5 GB in memory",
     ],
 };
 

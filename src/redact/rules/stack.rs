@@ -875,6 +875,79 @@ pub(crate) static RUBY: Rule = Rule {
     negatives: &["wrote config.rb: 12 lines", "see x.rb for details"],
 };
 
+/// A source location standing on its own (`/app/src/routes/signup.ts:41:38`, a Go logger's
+/// `/go/src/app/repo/order.go:88` prefix, a panic's `src/bin/migrate.rs:88:17`): the path of a
+/// source file and its line. A trace's first line often names where it was thrown before any
+/// frame; the frames the stack rules cut are gone by the time this runs.
+static LOCATION_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?:/|~/|[A-Za-z]:\\)?[A-Za-z0-9_.@~+\-]+(?:[/\\][A-Za-z0-9_.@~+\-]+)+",
+        r"\.(?:groovy|swift|scala|java|dart|cpp|cxx|hpp|php|mjs|tsx|jsx|vue|exs|erl|lua|ps1|nim|zig|clj|cc|mm|kt|go|rs|py|rb|js|ts|ex|hs|pl|pm|cs|fs|ml|jl|c|h|m):[0-9]+(?::[0-9]+)?",
+    ))
+    .expect("constant regex")
+});
+
+/// Replaces each location whose path is absolute (`/x/y.go:3`, `~/x.py:3`, `C:\x\y.cs:3`) or
+/// that names a column (`src/main.rs:3:9`); a relative path with a line alone
+/// (`k8s.io/client-go/tools/cache/reflector.go:539`, a logger's caller field) stays.
+fn pass_location(s: &str, hits: &mut u32) -> Option<String> {
+    use super::super::text::{Edit, byte_at, byte_before, is_word_byte, placeholder_before};
+    let mut e = Edit::new(s);
+    for m in LOCATION_RE.find_iter(s) {
+        let text = m.as_str();
+        let before_ok = !byte_before(s, m.start())
+            .is_some_and(|b| is_word_byte(b) || matches!(b, b'/' | b'\\' | b'.' | b'-' | b':'))
+            && !placeholder_before(s, m.start());
+        let after_ok = !byte_at(s, m.end()).is_some_and(|b| is_word_byte(b) || b == b'.');
+        let absolute =
+            text.starts_with(['/', '~']) || text.as_bytes().get(1..3) == Some(&b":\\"[..]);
+        let column = text
+            .rsplit(':')
+            .nth(1)
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+        if before_ok && after_ok && (absolute || column) && e.replace(m.start(), m.end(), STACK) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static LOCATION: Rule = Rule {
+    id: "stack.location",
+    class: RedactionClass::Stack,
+    placeholder: STACK,
+    description: "A source file's location on its own (`/app/src/x.ts:41:38`, `src/main.rs:3:9`): an absolute path or a line and column.",
+    keywords: &[
+        ".c:", ".h:", ".cc:", ".cpp:", ".cxx:", ".hpp:", ".m:", ".mm:", ".swift:", ".kt:",
+        ".java:", ".scala:", ".go:", ".rs:", ".py:", ".rb:", ".php:", ".js:", ".mjs:", ".ts:",
+        ".tsx:", ".jsx:", ".vue:", ".dart:", ".ex:", ".exs:", ".erl:", ".hs:", ".lua:", ".pl:",
+        ".pm:", ".ps1:", ".cs:", ".fs:", ".ml:", ".jl:", ".nim:", ".zig:", ".clj:", ".groovy:",
+    ],
+    gate: |f| f.digit,
+    pass: pass_location,
+    matchers: &[&LOCATION_RE],
+    examples: &[
+        ex(
+            "Invalid `db.user.create()` invocation in /srv/api/src/users.ts:17:9",
+            "Invalid `db.user.create()` invocation in <STACK>",
+        ),
+        ex(
+            "2026/01/02 10:00:00 /build/app/store/cart.go:31 SLOW SQL >= 200ms",
+            "2026/01/02 10:00:00 <STACK> SLOW SQL >= 200ms",
+        ),
+        ex(
+            "thread 'main' panicked at 'oops', crates/core/src/lib.rs:12:5",
+            "thread 'main' panicked at 'oops', <STACK>",
+        ),
+    ],
+    negatives: &[
+        "caches synced (shared_informer.go:311)",
+        "W0101 10:00:00.000000       7 k8s.io/client-go/tools/cache/reflector.go:539] list failed",
+        "served static/app.js:8080 from cache",
+        "build ok: 12 files in src/",
+    ],
+};
+
 pub(crate) static FRAME: Rule = Rule {
     id: "stack.frame",
     class: RedactionClass::Stack,
