@@ -8,6 +8,9 @@
 //!   counters, budgets, fingerprints or run identities;
 //! - the [`ControlView`] is the harness's: counts, normalized scope and its fingerprint,
 //!   truncation and redaction details, budget use. It never holds a raw legacy value either.
+//!
+//! The files the operator commands read ([`Case`] for `check`, [`IncidentCall`] for `replay`)
+//! are contracts too, and live here for the same reason: `schema` prints them all.
 
 use std::collections::BTreeMap;
 
@@ -16,6 +19,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::bounds::Dropped;
 use crate::error::{ErrorCode, Stage};
+
+mod inputs;
+pub use inputs::{Case, CaseRequest, Expectation, IncidentCall};
 
 /// A tool the boundary fronts.
 #[derive(

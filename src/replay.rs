@@ -27,45 +27,24 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::boundary::arguments::execute_arguments;
 use crate::boundary::chain::{self, ChainReport, LedgerReadError};
 use crate::boundary::{CallOutcome, LedgerStore, LegacySource, ToolBoundary};
 use crate::context::RunContext;
-use crate::contracts::{CallStatus, LedgerRecord, Tool};
+use crate::contracts::{CallStatus, LedgerRecord};
 use crate::error::ErrorCode;
 use crate::render;
 use crate::report::{IncidentReport, ReportCall};
 use crate::views::View;
 
+// A line of `calls.jsonl` is a contract (`schema incident-call` prints it), so its type lives in
+// `contracts`; this keeps the path `replay::IncidentCall` public as it was.
+pub use crate::contracts::IncidentCall;
+
 /// The largest `calls.jsonl` read (inline responses can be large; a run is still bounded).
 const MAX_CALLS_BYTES: u64 = 256 * 1024 * 1024;
-
-/// One line of an incident's `calls.jsonl`: a call as the framework made it.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(transform = crate::schema::incident_call_transform)]
-pub struct IncidentCall {
-    /// The framework's tool call id.
-    pub tool_call_id: String,
-    /// The tool called.
-    pub tool: Tool,
-    /// The tool's business arguments as the agent sent them (`query`; `topic`, `query`,
-    /// `lookback_minutes`). Anything else fails the call with `INVALID_REQUEST`.
-    pub arguments: Map<String, Value>,
-    /// The run the framework named (`--run-id`); absent means the context's run.
-    #[serde(default)]
-    pub run_id: Option<String>,
-    /// The captured legacy response, inline as JSON (or give `response_file`).
-    #[serde(default)]
-    pub response: Option<Value>,
-    /// The captured legacy response file, relative to the incident folder (or give `response`).
-    #[serde(default)]
-    pub response_file: Option<String>,
-}
 
 /// Why an incident cannot be replayed (exit 5).
 #[derive(Debug, thiserror::Error)]
