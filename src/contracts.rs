@@ -481,12 +481,25 @@ pub struct CorrelationCounts {
     pub unlabelled: u64,
 }
 
+/// What a call does with legacy text that addresses the model (SPEC §5 "Untrusted content").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UntrustedPolicy {
+    /// Report the flagged items in the control view; the result is unchanged.
+    #[default]
+    Flag,
+    /// Leave flagged evidence items, patterns and timeline events out of the result.
+    Drop,
+    /// End the call with `UNTRUSTED_CONTENT` and no result.
+    Reject,
+}
+
 /// What the flag rules found in a call's agent-facing strings: counts and positions, never text.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UntrustedReport {
     /// The run's policy: `flag`, `drop` or `reject`.
-    pub policy: crate::context::UntrustedPolicy,
+    pub policy: UntrustedPolicy,
     /// Flagged strings per flag rule id (`aciproj rules`); one string can count under several.
     pub by_rule: BTreeMap<String, u64>,
     /// Indexes of flagged items in the result's `evidence` (rag).
