@@ -21,18 +21,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use globset::GlobBuilder;
-use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::boundary::arguments::execute_arguments;
 use crate::boundary::{CallOutcome, LedgerStore, LegacySource, ToolBoundary};
 use crate::context::RunContext;
-use crate::contracts::Tool;
 use crate::error::{ErrorCode, os_reason};
 use crate::junit::TestCase;
 use crate::render;
-use crate::views::{Format, View};
+
+// A case file is a contract (`schema case` prints it), so its types live in `contracts`; this
+// keeps the paths `check::Case` and its parts public as they were.
+pub use crate::contracts::{Case, CaseRequest, Expectation};
 
 /// The largest case file read.
 const MAX_CASE_BYTES: u64 = 16 * 1024 * 1024;
@@ -42,70 +42,6 @@ const MAX_LISTED_DIFFERENCES: usize = 20;
 const MAX_SHOWN_CHARS: usize = 100;
 /// How deep a pattern's folder walk goes (a guard against pathological trees).
 const MAX_WALK_DEPTH: usize = 64;
-
-/// One fixture case: a call and what it must give.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(transform = crate::schema::case_transform)]
-pub struct Case {
-    /// What the case shows, e.g. "rag: duplicate documents keep the first".
-    pub name: String,
-    /// The tool called.
-    pub tool: Tool,
-    /// The call: framework ids, view and format, and the tool's business arguments.
-    pub request: CaseRequest,
-    /// The run context file, relative to the case file (or give `context` inline).
-    #[serde(default)]
-    pub context_file: Option<String>,
-    /// The run context, inline (or give `context_file`). Validated like a context file, so an
-    /// invalid one makes the call fail with exit 5 as the CLI would.
-    #[serde(default)]
-    pub context: Option<Map<String, Value>>,
-    /// The captured legacy response file, relative to the case file (or give `response`). It may
-    /// not exist: a call that preflight rejects never opens it.
-    #[serde(default)]
-    pub response_file: Option<String>,
-    /// The captured legacy response, inline as JSON (or give `response_file`).
-    #[serde(default)]
-    pub response: Option<Value>,
-    /// What the call must give.
-    pub expect: Expectation,
-}
-
-/// The call of a case. Fields other than the four below are the tool's business arguments
-/// (`query` for rag; `topic`, `query`, `lookback_minutes` for logs); any other name makes the
-/// call fail with `INVALID_REQUEST`, as it would for an agent.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct CaseRequest {
-    /// The framework's tool call id.
-    pub call_id: String,
-    /// The run the caller believes it is in (`--run-id`); absent means the context's run.
-    #[serde(default)]
-    pub run_id: Option<String>,
-    /// The view to compare (default `envelope`).
-    #[serde(default)]
-    pub view: View,
-    /// The output format (default `json`).
-    #[serde(default)]
-    pub format: Option<Format>,
-    /// The tool's business arguments.
-    #[serde(flatten)]
-    pub arguments: Map<String, Value>,
-}
-
-/// What a case's call must give.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Expectation {
-    /// The exit code the CLI would return.
-    pub exit_code: u8,
-    /// The printed document, compared as JSON; absent means not compared.
-    #[serde(default)]
-    pub output: Option<Value>,
-    /// Strings the printed compact JSON must not contain (leak checks).
-    #[serde(default)]
-    pub must_not_contain: Vec<String>,
-}
 
 /// What went wrong with a case file before or around its call.
 #[derive(Debug, thiserror::Error)]

@@ -18,6 +18,10 @@ use serde::Deserialize;
 use crate::contracts::{LedgerRecord, LogsToolResult, RagToolResult, Tool};
 use crate::error::{ErrorCode, ToolError};
 
+// The policy is reported in every control view that flags something, so it is a contract and
+// lives there; this keeps the path `context::UntrustedPolicy` public as it was.
+pub use crate::contracts::UntrustedPolicy;
+
 /// The largest context file read (a context is small; a huge one is a mistake).
 const MAX_CONTEXT_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -56,21 +60,6 @@ pub enum DuplicateScope {
     #[default]
     Flag,
     /// Reject the call with `DUPLICATE_SCOPE`.
-    Reject,
-}
-
-/// What a call does with legacy text that addresses the model (SPEC §5 "Untrusted content").
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum UntrustedPolicy {
-    /// Report the flagged items in the control view; the result is unchanged.
-    #[default]
-    Flag,
-    /// Leave flagged evidence items, patterns and timeline events out of the result.
-    Drop,
-    /// End the call with `UNTRUSTED_CONTENT` and no result.
     Reject,
 }
 

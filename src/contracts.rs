@@ -8,6 +8,9 @@
 //!   counters, budgets, fingerprints or run identities;
 //! - the [`ControlView`] is the harness's: counts, normalized scope and its fingerprint,
 //!   truncation and redaction details, budget use. It never holds a raw legacy value either.
+//!
+//! The files the operator commands read ([`Case`] for `check`, [`IncidentCall`] for `replay`)
+//! are contracts too, and live here for the same reason: `schema` prints them all.
 
 use std::collections::BTreeMap;
 
@@ -16,6 +19,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::bounds::Dropped;
 use crate::error::{ErrorCode, Stage};
+
+mod inputs;
+pub use inputs::{Case, CaseRequest, Expectation, IncidentCall};
 
 /// A tool the boundary fronts.
 #[derive(
@@ -475,12 +481,25 @@ pub struct CorrelationCounts {
     pub unlabelled: u64,
 }
 
+/// What a call does with legacy text that addresses the model (SPEC §5 "Untrusted content").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UntrustedPolicy {
+    /// Report the flagged items in the control view; the result is unchanged.
+    #[default]
+    Flag,
+    /// Leave flagged evidence items, patterns and timeline events out of the result.
+    Drop,
+    /// End the call with `UNTRUSTED_CONTENT` and no result.
+    Reject,
+}
+
 /// What the flag rules found in a call's agent-facing strings: counts and positions, never text.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UntrustedReport {
     /// The run's policy: `flag`, `drop` or `reject`.
-    pub policy: crate::context::UntrustedPolicy,
+    pub policy: UntrustedPolicy,
     /// Flagged strings per flag rule id (`aciproj rules`); one string can count under several.
     pub by_rule: BTreeMap<String, u64>,
     /// Indexes of flagged items in the result's `evidence` (rag).

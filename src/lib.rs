@@ -111,6 +111,7 @@ pub mod replay;
 pub mod report;
 pub mod schema;
 pub mod untrusted;
+mod verify;
 pub mod views;
 
 pub use boundary::chain::{ChainReport, LedgerReadError, verify_file as verify_ledger};

@@ -30,7 +30,7 @@ use crate::contracts::{
     RelevanceLevel,
 };
 use crate::error::Stage;
-use crate::replay::{CallCheck, LedgerComparison, Verdict};
+use crate::verify::{CallCheck, LedgerComparison, Verdict};
 
 /// One replayed call as the report shows it: the two views and, with `--verify`, its check.
 #[derive(Debug, Clone)]

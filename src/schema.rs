@@ -9,13 +9,11 @@
 use schemars::{JsonSchema, Schema, schema_for};
 use serde_json::Value;
 
-use crate::check::Case;
 use crate::context::RunContextFile;
 use crate::contracts::{
-    ControlView, Envelope, ErrorObservation, LedgerRecord, LogsObservation, LogsToolResult,
-    RagObservation, RagToolResult,
+    Case, ControlView, Envelope, ErrorObservation, IncidentCall, LedgerRecord, LogsObservation,
+    LogsToolResult, RagObservation, RagToolResult,
 };
-use crate::replay::IncidentCall;
 use crate::views::SchemaName;
 
 /// What `--view model` prints for a rag call.
@@ -38,39 +36,6 @@ enum LogsModelView {
     Ready(LogsObservation),
     /// The call failed.
     Error(ErrorObservation),
-}
-
-/// A schema requirement that exactly one of two optional fields is given (and not as `null`):
-/// `{"oneOf": [{"required": [a], …}, {"required": [b], …}]}`. Both present match both branches
-/// and neither matches none, so either is invalid, as `check` and `replay` say.
-fn exactly_one_of(a: &str, b: &str) -> serde_json::Value {
-    let given = |name: &str| {
-        serde_json::json!({
-            "required": [name],
-            "properties": { name: { "not": { "type": "null" } } }
-        })
-    };
-    serde_json::json!({ "oneOf": [given(a), given(b)] })
-}
-
-/// `case`: exactly one of `response`/`response_file` and of `context`/`context_file`.
-pub(crate) fn case_transform(schema: &mut Schema) {
-    schema.insert(
-        "allOf".to_owned(),
-        serde_json::json!([
-            exactly_one_of("response", "response_file"),
-            exactly_one_of("context", "context_file"),
-        ]),
-    );
-}
-
-/// `incident-call`: exactly one of `response`/`response_file`.
-pub(crate) fn incident_call_transform(schema: &mut Schema) {
-    if let Value::Object(rule) = exactly_one_of("response", "response_file") {
-        for (k, v) in rule {
-            schema.insert(k, v);
-        }
-    }
 }
 
 /// Every schema name, in the order `schema` lists them.
