@@ -49,10 +49,13 @@
 //! cluster `<*>`. Speed comes from the cache of masked lines (lines that differ only in masked
 //! values hit it) and from comparing a miss only with the families of its own key.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::cache::ClearingMap;
+
+mod spans;
 
 /// Stable identifier of one cluster of a [`TemplateMiner`]; ids are dense, from 0, in order
 /// of creation.
@@ -153,6 +156,9 @@ pub struct TemplateMiner {
     /// Scratch: the masked message, tokens joined by one space, and each token's span.
     buf: String,
     spans: Vec<(u32, u32)>,
+    /// The clusters' templates after [`spans::merge`], drawn when first asked for and dropped
+    /// whenever a message takes the slow path (only then can a template change).
+    merged: OnceCell<spans::Merged>,
 }
 
 impl Default for TemplateMiner {
@@ -190,6 +196,7 @@ impl TemplateMiner {
             lines_epoch: 0,
             buf: String::new(),
             spans: Vec::new(),
+            merged: OnceCell::new(),
         }
     }
 
@@ -269,9 +276,14 @@ impl TemplateMiner {
     /// The cluster's current template text (variable tokens masked as `<*>`, redaction
     /// placeholders kept). An id this miner never returned gives `<*>`.
     pub fn template(&self, id: PatternId) -> &str {
-        self.clusters
+        let merged = self.merged.get_or_init(|| {
+            let texts: Vec<&str> = self.clusters.iter().map(|c| c.template.as_str()).collect();
+            spans::merge(&texts)
+        });
+        merged
+            .of
             .get(id.0 as usize)
-            .map_or(WILDCARD, |c| c.template.as_str())
+            .map_or(WILDCARD, |&t| &merged.texts[t as usize])
     }
 
     /// The number of clusters, at most [`MAX_CLUSTERS`].
@@ -298,6 +310,7 @@ impl TemplateMiner {
 
     /// The slow path: choose (or make) the family, update it, choose (or make) the cluster.
     fn place(&mut self, line: &Line) -> u32 {
+        self.merged.take();
         let bucket = bucket_hash(line.tokens.len(), line.key);
         let mut best: Option<(usize, u32)> = None;
         let mut crowded = false;
