@@ -1067,6 +1067,55 @@ mod tests {
     }
 
     #[test]
+    fn a_word_parameter_of_varying_length_merges() {
+        let names = [
+            "\"Mary\"",
+            "\"Ann Lee\"",
+            "\"Bob Kim Raj\"",
+            "\"Wei\"",
+            "\"Olga Nina\"",
+            "\"Tom Paul Rosa\"",
+        ];
+        let mut lines = Vec::new();
+        for (k, n) in names.iter().enumerate() {
+            lines.push(format!("job {n} started on node {k}"));
+            lines.push(format!("job {n} stopped on node {k}"));
+            lines.push(format!("password changed for {n}"));
+        }
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (miner, ids) = fold(&refs);
+        let text = |i: usize| miner.template(ids[i]);
+        for k in 0..names.len() {
+            assert_eq!(text(3 * k), "job <*> started on node <*>", "{}", refs[3 * k]);
+            assert_eq!(text(3 * k + 1), "job <*> stopped on node <*>");
+            // Bound by its quotes, the name may end the message.
+            assert_eq!(text(3 * k + 2), "password changed for <*>");
+        }
+    }
+
+    #[test]
+    fn a_constant_word_next_to_a_span_keeps_events_apart() {
+        // Two events that differ in one word right after a variable-length value, and a short
+        // header followed by different events: no merge.
+        let (miner, ids) = fold(&[
+            "task a b done now",
+            "task c failed now",
+            "task d e f done now",
+            "task g failed now",
+            "vm x: VM Started",
+            "vm x: Instance spawned",
+            "vm x: Terminating instance",
+            "vm x: Creating image",
+            "vm x: Deleting files",
+        ]);
+        assert_ne!(miner.template(ids[0]), miner.template(ids[1]));
+        assert_ne!(miner.template(ids[2]), miner.template(ids[3]));
+        for i in 5..9 {
+            assert_ne!(miner.template(ids[4]), miner.template(ids[i]));
+        }
+    }
+
+    #[test]
     fn flags_are_values_but_a_constant_flag_stays_visible() {
         let (miner, ids) = fold(&[
             "updateClipping isOverlap:false, padding=3",
