@@ -1086,7 +1086,12 @@ mod tests {
         let (miner, ids) = fold(&refs);
         let text = |i: usize| miner.template(ids[i]);
         for k in 0..names.len() {
-            assert_eq!(text(3 * k), "job <*> started on node <*>", "{}", refs[3 * k]);
+            assert_eq!(
+                text(3 * k),
+                "job <*> started on node <*>",
+                "{}",
+                refs[3 * k]
+            );
             assert_eq!(text(3 * k + 1), "job <*> stopped on node <*>");
             // Bound by its quotes, the name may end the message.
             assert_eq!(text(3 * k + 2), "password changed for <*>");

@@ -48,31 +48,44 @@ struct Template {
     hashes: Vec<u64>,
 }
 
-/// What the templates sharing one context show in its span.
+/// What the templates sharing one context show in its span: only as much as decides it.
 #[derive(Default)]
 struct Context {
-    fillers: Vec<u64>,
-    firsts: Vec<(u64, bool)>,
-    lasts: Vec<(u64, bool)>,
+    /// The first filler's hash, and whether a second, different one was seen.
+    filler: Option<u64>,
+    two_fillers: bool,
+    firsts: Distinct,
+    lasts: Distinct,
 }
 
 impl Context {
     fn qualifies(&self) -> bool {
-        self.fillers.len() >= 2 && varies(&self.firsts) && varies(&self.lasts)
+        self.two_fillers && self.firsts.varies() && self.lasts.varies()
     }
 }
 
-/// The miner's rule for a slot that became a parameter, over distinct (hash, data-like) values.
-fn varies(values: &[(u64, bool)]) -> bool {
-    let data = values.iter().filter(|v| v.1).count();
-    values.len() >= super::WORDS_TO_VARY
-        || (data > 0 && values.len() >= super::VALUES_TO_VARY)
-        || data >= super::DATA_TO_VARY
+/// Up to [`super::WORDS_TO_VARY`] distinct (hash, data-like) values, inline: past that many
+/// the answer of [`Distinct::varies`] cannot change.
+#[derive(Default)]
+struct Distinct {
+    values: [(u64, bool); super::WORDS_TO_VARY],
+    len: usize,
 }
 
-fn push_distinct<T: PartialEq + Copy>(list: &mut Vec<T>, value: T) {
-    if !list.contains(&value) {
-        list.push(value);
+impl Distinct {
+    fn push(&mut self, value: (u64, bool)) {
+        if self.len < self.values.len() && !self.values[..self.len].iter().any(|v| v.0 == value.0) {
+            self.values[self.len] = value;
+            self.len += 1;
+        }
+    }
+
+    /// The miner's rule for a slot that became a parameter.
+    fn varies(&self) -> bool {
+        let data = self.values[..self.len].iter().filter(|v| v.1).count();
+        self.len >= super::WORDS_TO_VARY
+            || (data > 0 && self.len >= super::VALUES_TO_VARY)
+            || data >= super::DATA_TO_VARY
     }
 }
 
@@ -159,12 +172,13 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
                 let c = contexts.entry(key).or_default();
                 let span = &tpl.hashes[i..j];
                 let filler = span.iter().fold(j as u64 - i as u64, |h, &x| mix(h, x));
-                push_distinct(&mut c.fillers, filler);
-                push_distinct(&mut c.firsts, (span[0], is_span_data(&tpl.tokens[i])));
-                push_distinct(
-                    &mut c.lasts,
-                    (span[j - i - 1], is_span_data(&tpl.tokens[j - 1])),
-                );
+                match c.filler {
+                    None => c.filler = Some(filler),
+                    Some(f) => c.two_fillers |= f != filler,
+                }
+                c.firsts.push((span[0], is_span_data(&tpl.tokens[i])));
+                c.lasts
+                    .push((span[j - i - 1], is_span_data(&tpl.tokens[j - 1])));
             });
         }
         let mut changed = false;
