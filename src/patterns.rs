@@ -36,6 +36,9 @@
 //! Clusters whose templates become equal print the same text and are meant to be grouped by
 //! that text.
 //!
+//! Templates that differ only inside one span of varying words (a quoted name, a path with
+//! spaces) are merged afterwards, when read: see `spans`.
+//!
 //! Trade-offs. One built-in configuration for every input, chosen on the public Loghub-2k
 //! benchmark (average grouping accuracy about 0.97 over its 16 systems, 0.98 on its corrected
 //! truth), with no per-source rule. Messages of different token counts, after the folding
