@@ -1,0 +1,285 @@
+//! Merging templates that differ only inside one span: parameters of varying word count.
+//!
+//! Why: the miner compares messages position by position, so a parameter of several plain
+//! words (`"Mary Ann Lee"`, a path with spaces, a list `red, blue`, a free-text reason) gives
+//! each of its lengths, and often each of its values, a template of its own. Masking cannot
+//! fold it: its tokens are words, and so are the constants that tell events apart.
+//!
+//! What it does, over the finished templates (not the lines, so its cost follows the number of
+//! templates): a *context* is a template with one span of one to [`MAX_SPAN`] tokens cut out,
+//! `prefix [] suffix`. Templates that share a context differ only inside that span, and the
+//! spans they show there are the span's *fillers*. A context is a parameter, and all its
+//! templates become `prefix <*> suffix`, when its fillers vary as a parameter slot would in the
+//! miner: their first tokens vary *and* their last tokens vary (five distinct words, three values
+//! when one looks like data, two data-like values), or, inside the message, one filler already
+//! is a lone `<*>` (a slot that varied at one length absorbs the same slot at another). Each
+//! template takes its narrowest qualifying context, and merged templates are compared again
+//! until nothing changes, so two variable-length parameters in one event merge in two rounds.
+//!
+//! A span may end the message only when quotes or brackets enclose it, or after a header of
+//! three or more words: after a short header the rest is as often another event as a value.
+//!
+//! Why constants stay apart: a span whose end is a constant shows that constant in every
+//! filler, so its first or last tokens do not vary and the narrower context (with the constant
+//! kept) is the one that qualifies. `Job <*> started` and `Job <*> stopped` differ in one word
+//! of two values, which never varies enough. Trade-off: an event whose constant word takes five
+//! or more values right next to a variable-length parameter is read as one pattern, as the
+//! miner reads five words in one slot.
+
+use std::collections::HashMap;
+use std::hash::Hasher;
+
+use super::{FxBuild, FxHasher, WILDCARD, hash_str, is_data, is_value_only};
+
+/// The most tokens a span may hold (a path with spaces, a reason, a list).
+pub(super) const MAX_SPAN: usize = 10;
+/// Merge rounds at most; each round only generalizes, so this is a bound on work, not a knob.
+const MAX_ROUNDS: usize = 8;
+
+/// The templates' final texts: `texts[of[i]]` is what template `i` of the input reads as.
+pub(super) struct Merged {
+    pub(super) texts: Vec<Box<str>>,
+    pub(super) of: Vec<u32>,
+}
+
+/// One template in a round: its tokens and their hashes.
+struct Template {
+    tokens: Vec<Box<str>>,
+    hashes: Vec<u64>,
+}
+
+/// What the templates sharing one context show in its span: only as much as decides it.
+#[derive(Default)]
+struct Context {
+    /// The first filler's hash, and whether a second, different one was seen.
+    filler: Option<u64>,
+    two_fillers: bool,
+    firsts: Distinct,
+    lasts: Distinct,
+}
+
+impl Context {
+    fn qualifies(&self) -> bool {
+        self.two_fillers && self.firsts.varies() && self.lasts.varies()
+    }
+}
+
+/// Up to [`super::WORDS_TO_VARY`] distinct (hash, data-like) values, inline: past that many
+/// the answer of [`Distinct::varies`] cannot change.
+#[derive(Default)]
+struct Distinct {
+    values: [(u64, bool); super::WORDS_TO_VARY],
+    len: usize,
+}
+
+impl Distinct {
+    fn push(&mut self, value: (u64, bool)) {
+        if self.len < self.values.len() && !self.values[..self.len].iter().any(|v| v.0 == value.0) {
+            self.values[self.len] = value;
+            self.len += 1;
+        }
+    }
+
+    /// The miner's rule for a slot that became a parameter.
+    fn varies(&self) -> bool {
+        let data = self.values[..self.len].iter().filter(|v| v.1).count();
+        self.len >= super::WORDS_TO_VARY
+            || (data > 0 && self.len >= super::VALUES_TO_VARY)
+            || data >= super::DATA_TO_VARY
+    }
+}
+
+fn mix(a: u64, b: u64) -> u64 {
+    let mut h = FxHasher::default();
+    h.write_u64(a);
+    h.write_u64(b);
+    h.finish()
+}
+
+/// Splits a template into tokens, a run of lone `<*>` kept as one.
+fn template(text: &str) -> Template {
+    let mut tokens: Vec<Box<str>> = Vec::new();
+    for t in text.split(' ').filter(|t| !t.is_empty()) {
+        if t == WILDCARD && tokens.last().is_some_and(|l| &**l == WILDCARD) {
+            continue;
+        }
+        tokens.push(t.into());
+    }
+    let hashes = tokens.iter().map(|t| hash_str(t)).collect();
+    Template { tokens, hashes }
+}
+
+/// Prefix hashes `p[i]` of `tokens[..i]` and suffix hashes `s[j]` of `tokens[j..]`.
+fn affixes(hashes: &[u64]) -> (Vec<u64>, Vec<u64>) {
+    let n = hashes.len();
+    let mut p = vec![0x9e37_79b9_7f4a_7c15; n + 1];
+    for i in 0..n {
+        p[i + 1] = mix(p[i], hashes[i]);
+    }
+    let mut s = vec![0x6a09_e667_f3bc_c909; n + 1];
+    for j in (0..n).rev() {
+        s[j] = mix(s[j + 1], hashes[j]);
+    }
+    (p, s)
+}
+
+/// Calls `f(i, j, key)` for every span `[i, j)` of a template whose context keeps a word.
+fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64)) {
+    let n = t.tokens.len();
+    let (p, s) = affixes(&t.hashes);
+    // words[i]: tokens before i that are not values alone.
+    let mut words = vec![0usize; n + 1];
+    for i in 0..n {
+        words[i + 1] = words[i] + usize::from(!is_value_only(&t.tokens[i]));
+    }
+    // The leading token names the event, as it keys the miner's families: never in a span.
+    for i in 1..n {
+        for j in i + 1..=n.min(i + MAX_SPAN) {
+            // An unbound span is followed by a word, not only by values or the end.
+            if words[i] == 0 || (words[n] == words[j] && words[i] < 3 && !is_bound(&t.tokens[i..j]))
+            {
+                continue;
+            }
+            let key = mix(mix(p[i], s[j]), ((i as u64) << 32) | (n - j) as u64);
+            f(i, j, key);
+        }
+    }
+}
+
+/// Merges the templates (by their texts) that differ only inside one varying span.
+pub(super) fn merge(texts: &[&str]) -> Merged {
+    let mut of: Vec<u32> = Vec::with_capacity(texts.len());
+    let mut current: Vec<Template> = Vec::new();
+    let mut by_text: HashMap<Box<str>, u32> = HashMap::new();
+    for text in texts {
+        let t = template(text);
+        let joined: Box<str> = t.tokens.join(" ").into();
+        let next = current.len() as u32;
+        let id = *by_text.entry(joined).or_insert(next);
+        if id == next {
+            current.push(t);
+        }
+        of.push(id);
+    }
+    // forward[i]: what template i became (itself while alive).
+    let mut forward: Vec<u32> = (0..current.len() as u32).collect();
+    let mut alive: Vec<u32> = forward.clone();
+    for _ in 0..MAX_ROUNDS {
+        let mut contexts: HashMap<u64, Context, FxBuild> = HashMap::default();
+        for &t in &alive {
+            let tpl = &current[t as usize];
+            for_each_context(tpl, |i, j, key| {
+                let c = contexts.entry(key).or_default();
+                let span = &tpl.hashes[i..j];
+                let filler = span.iter().fold(j as u64 - i as u64, |h, &x| mix(h, x));
+                match c.filler {
+                    None => c.filler = Some(filler),
+                    Some(f) => c.two_fillers |= f != filler,
+                }
+                c.firsts.push((span[0], is_span_data(&tpl.tokens[i])));
+                c.lasts
+                    .push((span[j - i - 1], is_span_data(&tpl.tokens[j - 1])));
+            });
+        }
+        let mut changed = false;
+        let mut next_alive: Vec<u32> = Vec::new();
+        for &t in &alive {
+            let tpl = &current[t as usize];
+            // The narrowest qualifying span, leftmost first.
+            let mut best: Option<(usize, usize)> = None;
+            for_each_context(tpl, |i, j, key| {
+                if contexts.get(&key).is_some_and(Context::qualifies)
+                    && best.is_none_or(|(bi, bj)| j - i < bj - bi)
+                {
+                    best = Some((i, j));
+                }
+            });
+            let Some((i, j)) = best else {
+                next_alive.push(t);
+                continue;
+            };
+            let mut text = tpl.tokens[..i].join(" ");
+            for part in std::iter::once(WILDCARD).chain(tpl.tokens[j..].iter().map(|t| &**t)) {
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                text.push_str(part);
+            }
+            let merged = template(&text);
+            let joined: Box<str> = merged.tokens.join(" ").into();
+            let fresh = current.len() as u32;
+            let id = *by_text.entry(joined).or_insert(fresh);
+            if id == fresh {
+                current.push(merged);
+                forward.push(fresh);
+            }
+            next_alive.push(id);
+            if id != t {
+                forward[t as usize] = id;
+                changed = true;
+            }
+        }
+        next_alive.retain(|&x| forward[x as usize] == x);
+        next_alive.sort_unstable();
+        next_alive.dedup();
+        alive = next_alive;
+        if !changed {
+            break;
+        }
+    }
+    let resolve = |mut i: u32| {
+        while forward[i as usize] != i {
+            i = forward[i as usize];
+        }
+        i
+    };
+    let mut texts_out: Vec<Box<str>> = Vec::new();
+    let mut slot: HashMap<u32, u32> = HashMap::new();
+    let of = of
+        .iter()
+        .map(|&i| {
+            let r = resolve(i);
+            *slot.entry(r).or_insert_with(|| {
+                texts_out.push(current[r as usize].tokens.join(" ").into());
+                texts_out.len() as u32 - 1
+            })
+        })
+        .collect();
+    Merged {
+        texts: texts_out,
+        of,
+    }
+}
+
+/// A span that one pair of quotes or brackets encloses (`"Mary Ann"`, `(disk is full)`): bound
+/// by its punctuation into one value, so it may end the message. An unbound span must be
+/// followed by a constant: after a common header, the rest of a message is as often a
+/// different event (`[instance: <*>] VM Started`, `… Terminating instance`) as a value.
+fn is_bound(span: &[Box<str>]) -> bool {
+    let (Some(first), Some(last)) = (span.first(), span.last()) else {
+        return false;
+    };
+    let last = last.trim_end_matches(['.', ',', ';', ':']);
+    let Some(open) = first.chars().next() else {
+        return false;
+    };
+    let close = match open {
+        '"' => '"',
+        '\'' => '\'',
+        '(' => ')',
+        '[' => ']',
+        '{' => '}',
+        '<' => '>',
+        _ => return false,
+    };
+    last.ends_with(close) && (span.len() > 1 || first.len() > 1)
+}
+
+/// Data-like as the miner reads it, except a keyed value (`flg=<*>`, `cmp=…`): its key is a
+/// word, so a span that starts or ends with different keys holds different fields.
+fn is_span_data(token: &str) -> bool {
+    let keyed = token
+        .find(['=', ':'])
+        .is_some_and(|k| k > 0 && token[..k].bytes().all(|b| b.is_ascii_alphabetic()));
+    !keyed && is_data(token)
+}
