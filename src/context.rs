@@ -449,7 +449,7 @@ impl RunContext {
         let bytes = std::fs::read(path).map_err(|e| unreadable(&e))?;
         let base = path.parent().unwrap_or(Path::new(""));
         Self::from_slice(&bytes, base).map_err(|e| {
-            let why = format!("{shown}: {}", e.message());
+            let why = format!("{shown}: {}", e.diagnostic().unwrap_or(e.message()));
             e.with_diagnostic(why)
         })
     }
@@ -479,7 +479,7 @@ impl RunContext {
             ));
         }
         Self::from_slice(&bytes, base_dir).map_err(|e| {
-            let why = format!("standard input: {}", e.message());
+            let why = format!("standard input: {}", e.diagnostic().unwrap_or(e.message()));
             e.with_diagnostic(why)
         })
     }
