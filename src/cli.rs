@@ -432,7 +432,7 @@ pub struct RulesArgs {
     #[arg(long)]
     pub json: bool,
     /// Also list the user rules of this TOML rules file, after the built-in ones (those it
-    /// turns off are marked `"disabled": true`).
+    /// turns off are marked `"disabled": true`) [default: the built-in catalogue alone].
     #[arg(long, value_name = "RULES", value_hint = ValueHint::FilePath)]
     pub rules: Option<PathBuf>,
 }

@@ -965,6 +965,7 @@ fn fit_total(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::redact;
 
     fn entry(ts: &str, level: &str, service: &str, message: &str) -> LogEntry {
         LogEntry {
