@@ -605,11 +605,8 @@ fn redact_command(args: &RedactArgs) -> u8 {
     };
     let stdout = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
     if args.flags {
-        let flagged = aciproj::untrusted::lines::flag_lines(
-            (!args.raw).then_some(redactor),
-            input,
-            stdout,
-        );
+        let flagged =
+            aciproj::untrusted::lines::flag_lines((!args.raw).then_some(redactor), input, stdout);
         return finish_filter(args, flagged.map(|stats| serde_json::to_string(&stats)));
     }
     let options = aciproj::filter::FilterOptions {
@@ -618,8 +615,7 @@ fn redact_command(args: &RedactArgs) -> u8 {
         // The command line owns its process: a second core may redact.
         parallel: true,
     };
-    let filtered =
-        aciproj::filter::filter_lines(redactor, input, stdout, options);
+    let filtered = aciproj::filter::filter_lines(redactor, input, stdout, options);
     finish_filter(args, filtered.map(|stats| serde_json::to_string(&stats)))
 }
 

@@ -274,11 +274,11 @@ impl<'a> Preparer<'a> {
             self.skipped += 1;
             return None;
         }
-        let level = match normalize_level_with(self.redactor, entry.level.as_deref(), &mut self.counts)
-        {
-            Cow::Owned(other) => Cow::Owned(self.cut_field(&other)),
-            known => known,
-        };
+        let level =
+            match normalize_level_with(self.redactor, entry.level.as_deref(), &mut self.counts) {
+                Cow::Owned(other) => Cow::Owned(self.cut_field(&other)),
+                known => known,
+            };
         let service = match entry.service {
             Some(Cow::Borrowed(raw)) => self.service(raw.trim()),
             Some(Cow::Owned(raw)) => Cow::Owned(self.service(raw.trim()).into_owned()),

@@ -72,8 +72,8 @@ pub use lines::LineContext;
 pub use prefilter::Features;
 pub use rule::{Example, Rule};
 pub use user::{
-    Failure, MAX_USER_RULES, RulesFileError, UserRules, check_rules_file,
-    describe_catalogue_with, describe_user_rules,
+    Failure, MAX_USER_RULES, RulesFileError, UserRules, check_rules_file, describe_catalogue_with,
+    describe_user_rules,
 };
 
 use prefilter::Prefilter;
@@ -209,7 +209,11 @@ impl RedactionCounts {
         let user = self.user_ids.unwrap_or_default();
         (catalogue().iter().map(|rule| rule.id))
             .zip(self.by_rule)
-            .chain(user.iter().copied().zip(self.by_rule[RULE_SLOTS_BUILTIN..].iter().copied()))
+            .chain(
+                user.iter()
+                    .copied()
+                    .zip(self.by_rule[RULE_SLOTS_BUILTIN..].iter().copied()),
+            )
             .filter(|(_, n)| *n > 0)
     }
 

@@ -492,7 +492,10 @@ fn compile(path: &str, text: &str) -> Result<Compiled, RulesFileError> {
             unkeyed |= 1 << j;
         }
         for k in &rule.keywords {
-            match keyed.iter_mut().find(|(known, _)| known.eq_ignore_ascii_case(k)) {
+            match keyed
+                .iter_mut()
+                .find(|(known, _)| known.eq_ignore_ascii_case(k))
+            {
                 Some((_, mask)) => *mask |= 1 << j,
                 None => keyed.push((k.clone(), 1 << j)),
             }
@@ -591,7 +594,11 @@ impl Redactor {
     /// [`Redactor::redact`] with every rule open, the oracle of the gates (see
     /// [`super::redact_ungated`]), user rules included.
     #[doc(hidden)]
-    pub fn redact_ungated<'a>(&self, message: &'a str, counts: &mut RedactionCounts) -> Cow<'a, str> {
+    pub fn redact_ungated<'a>(
+        &self,
+        message: &'a str,
+        counts: &mut RedactionCounts,
+    ) -> Cow<'a, str> {
         super::redact_with(
             message,
             super::Gate::Ungated(&self.prefilter),
@@ -689,12 +696,7 @@ fn check_examples(redactor: &Redactor) -> Vec<Failure> {
             if out != *n {
                 failures.push(failure(
                     at,
-                    format!(
-                        "negative {} {} gives {}",
-                        k + 1,
-                        shorten(n),
-                        shorten(&out)
-                    ),
+                    format!("negative {} {} gives {}", k + 1, shorten(n), shorten(&out)),
                 ));
             } else if !agrees {
                 failures.push(failure(
@@ -767,8 +769,14 @@ pub(super) fn redact_rounds<'a>(
                 builtin,
                 limit,
             };
-            let Some(last) = round(&mut cur, user, open, counts, marking.as_mut(), tracer.as_ref())
-            else {
+            let Some(last) = round(
+                &mut cur,
+                user,
+                open,
+                counts,
+                marking.as_mut(),
+                tracer.as_ref(),
+            ) else {
                 break;
             };
             limit = if limit == n { last + 1 } else { n };
@@ -883,12 +891,7 @@ enum Undo {
 
 /// Undoes the replacements in `edits` (of the pass that made `next` from `cur`) that took an
 /// allowed value; `edits` is left holding the ones kept.
-fn unallowed(
-    cur: &str,
-    next: &str,
-    edits: &mut Vec<text::Traced>,
-    allow: &Allowlist,
-) -> Undo {
+fn unallowed(cur: &str, next: &str, edits: &mut Vec<text::Traced>, allow: &Allowlist) -> Undo {
     let src = (cur.as_ptr() as usize, cur.len());
     edits.retain(|e| e.src == src);
     if !edits
@@ -1005,7 +1008,10 @@ pub fn describe_catalogue_with(redactor: &Redactor, json: bool) -> String {
     }
     let mut out = String::with_capacity(builtin.len());
     for line in builtin.lines() {
-        let off = |id: &str| line.strip_prefix(id).is_some_and(|rest| rest.starts_with(' '));
+        let off = |id: &str| {
+            line.strip_prefix(id)
+                .is_some_and(|rest| rest.starts_with(' '))
+        };
         if json {
             match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(line) {
                 Ok(mut doc)

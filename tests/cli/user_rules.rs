@@ -77,7 +77,8 @@ fn redact_holds_every_example_and_negative_of_the_file() {
 
 #[test]
 fn redact_keeps_allowed_values_and_disabled_rules_off() {
-    let line = "worker 12 exited on build-0.acme.internal, test key acme_live_000000000000000000000000";
+    let line =
+        "worker 12 exited on build-0.acme.internal, test key acme_live_000000000000000000000000";
     let (out, stats) = redact_with_acme(line);
     assert_eq!(out, line, "{stats}");
     // Without the file the built-in rules take them.
@@ -119,19 +120,29 @@ fn patterns_fold_with_the_user_rules() {
 
 #[test]
 fn logs_through_a_context_rules_file_redact_count_and_list_the_disabled() {
-    let ran = Aci::logs(fixture("contexts/acme.json"), "call_acme_t1", "app", "ledger")
-        .args(["--view", "harness"])
-        .response("logs/acme.json")
-        .run();
+    let ran = Aci::logs(
+        fixture("contexts/acme.json"),
+        "call_acme_t1",
+        "app",
+        "ledger",
+    )
+    .args(["--view", "harness"])
+    .response("logs/acme.json")
+    .run();
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let control = ran.json();
     assert_eq!(control["redaction_rules_disabled"], json!(["pid.keyword"]));
     assert_eq!(control["redactions_by_rule"]["acme.live-key"], 1);
     assert_eq!(control["redactions_by_rule"]["acme.internal-host"], 2);
     assert!(!ran.stdout.contains("build-0"), "no value is reported back");
-    let envelope = Aci::logs(fixture("contexts/acme.json"), "call_acme_t2", "app", "ledger")
-        .response("logs/acme.json")
-        .run();
+    let envelope = Aci::logs(
+        fixture("contexts/acme.json"),
+        "call_acme_t2",
+        "app",
+        "ledger",
+    )
+    .response("logs/acme.json")
+    .run();
     let envelope = envelope.json();
     let messages: Vec<&str> = envelope["result"]["timeline"]
         .as_array()
@@ -152,7 +163,11 @@ fn logs_through_a_context_rules_file_redact_count_and_list_the_disabled() {
 fn check_runs_the_user_rules_cases() {
     let ran = Aci::new(["check", "fixtures/cases/logs/acme-user-rules*.case.json"]).run();
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    assert!(ran.stdout.ends_with("2 passed, 0 failed\n"), "{}", ran.stdout);
+    assert!(
+        ran.stdout.ends_with("2 passed, 0 failed\n"),
+        "{}",
+        ran.stdout
+    );
 }
 
 #[test]
@@ -169,13 +184,17 @@ fn rules_check_fails_the_broken_copy_naming_the_rule_and_the_example() {
     let lines: Vec<&str> = ran.stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{}", ran.stdout);
     assert!(
-        lines.iter().any(|l| l.contains("rule acme.internal-host: example 2")
-            && l.contains("upstream ledger-7.acme-corp down")),
+        lines
+            .iter()
+            .any(|l| l.contains("rule acme.internal-host: example 2")
+                && l.contains("upstream ledger-7.acme-corp down")),
         "{}",
         ran.stdout
     );
     assert!(
-        lines.iter().any(|l| l.contains("rule acme.employee-id: unknown class \"employee\"")),
+        lines
+            .iter()
+            .any(|l| l.contains("rule acme.employee-id: unknown class \"employee\"")),
         "{}",
         ran.stdout
     );
@@ -198,11 +217,19 @@ fn rules_check_of_an_unreadable_or_unparseable_file_is_exit_5() {
     let not_toml = write(dir.path(), "bad.toml", "[[rules]\nid = \n");
     let ran = Aci::new(["rules", "check", &not_toml]).run();
     assert_eq!(ran.code, 5);
-    assert!(ran.stderr.contains("bad.toml") && ran.stderr.contains("line 1"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("bad.toml") && ran.stderr.contains("line 1"),
+        "{}",
+        ran.stderr
+    );
     let unknown_key = write(dir.path(), "key.toml", "disabel = [\"pid.keyword\"]\n");
     let ran = Aci::new(["rules", "check", &unknown_key]).run();
     assert_eq!(ran.code, 5);
-    assert!(ran.stderr.contains("unknown field `disabel`"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("unknown field `disabel`"),
+        "{}",
+        ran.stderr
+    );
 }
 
 /// A file that does not load refuses the command before anything is redacted: stderr names the
@@ -242,9 +269,17 @@ fn a_broken_rules_file_is_exit_5_for_every_command() {
         ] {
             let ran = Aci::new(&cmd).stdin("password=hunter2\n").run();
             assert_eq!(ran.code, 5, "{cmd:?}: {}", ran.stderr);
-            assert!(ran.stdout.is_empty(), "{cmd:?}: nothing redacted: {}", ran.stdout);
+            assert!(
+                ran.stdout.is_empty(),
+                "{cmd:?}: nothing redacted: {}",
+                ran.stdout
+            );
             for part in [file.as_str(), rule, reason] {
-                assert!(ran.stderr.contains(part), "{cmd:?}: {part} in {}", ran.stderr);
+                assert!(
+                    ran.stderr.contains(part),
+                    "{cmd:?}: {part} in {}",
+                    ran.stderr
+                );
             }
         }
     }
