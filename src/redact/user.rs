@@ -225,7 +225,7 @@ impl UserRule {
     }
 }
 
-/// A rules file, compiled: what a [`Redactor`] built [with it](Redactor::with_rules) adds to the
+/// A rules file, compiled: what a [`Redactor`] built [from it](Redactor::from_rules_file) adds to the
 /// built-in catalogue.
 #[derive(Debug)]
 pub struct UserRules {
