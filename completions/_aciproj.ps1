@@ -70,12 +70,14 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             break
         }
         'aciproj;patterns' {
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A TOML rules file adding user rules, an allowlist and built-in rules turned off (SPEC §5; `aciproj rules check FILE` validates one) [default: the built-in catalogue alone]')
             [CompletionResult]::new('--assign', '--assign', [CompletionResultType]::ParameterName, 'Print one line per input line instead: the pattern that line was folded into (as a JSON string), for scoring grouping quality [default: one JSON object per pattern]')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'aciproj;redact' {
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'A TOML rules file adding user rules, an allowlist and built-in rules turned off (SPEC §5; `aciproj rules check FILE` validates one) [default: the built-in catalogue alone]')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Treat each line as JSON: redact its string values, keep keys, numbers, booleans and structure byte for byte (a line that is not JSON is redacted as text) [default: text]')
             [CompletionResult]::new('--correlate', '--correlate', [CompletionResultType]::ParameterName, 'Label identity and credential placeholders with an ordinal per distinct value in the stream, numbered by first appearance (`<IP#1>`, `<IP#2>`, `<IP#1>`); a counter, never derived from the value. With --stats, also the distinct values per class')
             [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Print one JSON object of counts per class and per rule id on standard error at the end')
@@ -86,7 +88,14 @@ Register-ArgumentCompleter -Native -CommandName 'aciproj' -ScriptBlock {
             break
         }
         'aciproj;rules' {
+            [CompletionResult]::new('--rules', '--rules', [CompletionResultType]::ParameterName, 'Also list the user rules of this TOML rules file, after the built-in ones (those it turns off are marked `"disabled": true`) [default: the built-in catalogue alone]')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per rule and line: redaction rules (`"action": "redact"`: id, class, placeholder, description, keywords, examples, negatives), then flag rules (`"action": "flag"`: id, description, keywords, examples, negatives) [default: a table]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Validate a user rules file: every regex compiles, every example and negative holds through the whole redactor, no rule redacts an allowed value')
+            break
+        }
+        'aciproj;rules;check' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -64,11 +64,13 @@ set edit:completion:arg-completer[aciproj] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;patterns'= {
+            cand --rules 'A TOML rules file adding user rules, an allowlist and built-in rules turned off (SPEC §5; `aciproj rules check FILE` validates one) [default: the built-in catalogue alone]'
             cand --assign 'Print one line per input line instead: the pattern that line was folded into (as a JSON string), for scoring grouping quality [default: one JSON object per pattern]'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;redact'= {
+            cand --rules 'A TOML rules file adding user rules, an allowlist and built-in rules turned off (SPEC §5; `aciproj rules check FILE` validates one) [default: the built-in catalogue alone]'
             cand --json 'Treat each line as JSON: redact its string values, keep keys, numbers, booleans and structure byte for byte (a line that is not JSON is redacted as text) [default: text]'
             cand --correlate 'Label identity and credential placeholders with an ordinal per distinct value in the stream, numbered by first appearance (`<IP#1>`, `<IP#2>`, `<IP#1>`); a counter, never derived from the value. With --stats, also the distinct values per class'
             cand --stats 'Print one JSON object of counts per class and per rule id on standard error at the end'
@@ -78,7 +80,13 @@ set edit:completion:arg-completer[aciproj] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'aciproj;rules'= {
+            cand --rules 'Also list the user rules of this TOML rules file, after the built-in ones (those it turns off are marked `"disabled": true`) [default: the built-in catalogue alone]'
             cand --json 'One JSON object per rule and line: redaction rules (`"action": "redact"`: id, class, placeholder, description, keywords, examples, negatives), then flag rules (`"action": "flag"`: id, description, keywords, examples, negatives) [default: a table]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand check 'Validate a user rules file: every regex compiles, every example and negative holds through the whole redactor, no rule redacts an allowed value'
+        }
+        &'aciproj;rules;check'= {
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -17,7 +17,7 @@ use aciproj::boundary::{
 };
 use aciproj::cli::{
     CallArgs, CheckArgs, Cli, Command, Format, LedgerCommand, LedgerVerifyArgs, LiveArgs,
-    OutputArgs, PatternsArgs, RedactArgs, ReplayArgs, RulesArgs, SchemaArgs,
+    OutputArgs, PatternsArgs, RedactArgs, ReplayArgs, RulesArgs, RulesCommand, SchemaArgs,
 };
 use aciproj::context::RunContext;
 use aciproj::error::{ErrorCode, ToolError, exit, os_reason};
@@ -538,18 +538,41 @@ fn open_log_input(file: Option<&Path>) -> Result<Box<dyn std::io::BufRead>, u8> 
     }
 }
 
+/// The redactor of `--rules FILE`: built-in rules and the file's, every example checked; a file
+/// that does not load is named with the rule and the reason on stderr (exit 5), and nothing is
+/// redacted.
+fn load_rules(file: Option<&Path>) -> Result<Option<aciproj::redact::Redactor>, u8> {
+    match file {
+        None => Ok(None),
+        Some(path) => match aciproj::redact::Redactor::from_rules_file(path) {
+            Ok(redactor) => Ok(Some(redactor)),
+            Err(e) => {
+                eprintln!("aciproj: {e}");
+                Err(exit::INPUT)
+            }
+        },
+    }
+}
+
 /// `aciproj patterns`: redact and fold raw log lines, printing JSON lines on stdout.
 fn patterns_command(args: &PatternsArgs) -> u8 {
+    let loaded = match load_rules(args.rules.as_deref()) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let redactor = loaded
+        .as_ref()
+        .unwrap_or_else(|| aciproj::redact::Redactor::shared());
     let input = match open_log_input(args.file.as_deref()) {
         Ok(input) => input,
         Err(code) => return code,
     };
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let folded = aciproj::fold::fold_lines_with(redactor, input, true);
     let written = if args.assign {
-        aciproj::fold::fold_lines(input, true)
-            .and_then(|folded| folded.write_assignments(&mut stdout))
+        folded.and_then(|folded| folded.write_assignments(&mut stdout))
     } else {
-        aciproj::fold::fold_lines(input, true).and_then(|folded| folded.write_summary(&mut stdout))
+        folded.and_then(|folded| folded.write_summary(&mut stdout))
     };
     match written.and_then(|()| stdout.flush()) {
         Ok(()) => exit::READY,
@@ -569,17 +592,21 @@ fn patterns_command(args: &PatternsArgs) -> u8 {
 
 /// `aciproj redact`: the catalogue as a line filter, stdin or FILE to stdout.
 fn redact_command(args: &RedactArgs) -> u8 {
+    let loaded = match load_rules(args.rules.as_deref()) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let redactor = loaded
+        .as_ref()
+        .unwrap_or_else(|| aciproj::redact::Redactor::shared());
     let input = match open_log_input(args.file.as_deref()) {
         Ok(input) => input,
         Err(code) => return code,
     };
     let stdout = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
     if args.flags {
-        let flagged = aciproj::untrusted::lines::flag_lines(
-            (!args.raw).then(aciproj::redact::Redactor::shared),
-            input,
-            stdout,
-        );
+        let flagged =
+            aciproj::untrusted::lines::flag_lines((!args.raw).then_some(redactor), input, stdout);
         return finish_filter(args, flagged.map(|stats| serde_json::to_string(&stats)));
     }
     let options = aciproj::filter::FilterOptions {
@@ -588,8 +615,7 @@ fn redact_command(args: &RedactArgs) -> u8 {
         // The command line owns its process: a second core may redact.
         parallel: true,
     };
-    let filtered =
-        aciproj::filter::filter_lines(aciproj::redact::Redactor::shared(), input, stdout, options);
+    let filtered = aciproj::filter::filter_lines(redactor, input, stdout, options);
     finish_filter(args, filtered.map(|stats| serde_json::to_string(&stats)))
 }
 
@@ -622,7 +648,14 @@ fn finish_filter(
 
 /// `aciproj rules`: the catalogue, as a table or as JSON lines.
 fn rules_command(args: &RulesArgs) -> u8 {
-    let text = aciproj::untrusted::describe_rules(args.json);
+    if let Some(RulesCommand::Check(check)) = &args.command {
+        return rules_check(&check.file);
+    }
+    let loaded = match load_rules(args.rules.as_deref()) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let text = aciproj::untrusted::describe_rules_with(args.json, loaded.as_ref());
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
@@ -630,5 +663,35 @@ fn rules_command(args: &RulesArgs) -> u8 {
     {
         Ok(()) => exit::READY,
         Err(_) => exit::INPUT,
+    }
+}
+
+/// `aciproj rules check FILE`: one line per failure naming the rule and the example, then a
+/// summary; 0 when the file holds, 1 when not, 5 when it cannot be read or parsed.
+fn rules_check(file: &Path) -> u8 {
+    let failures = match aciproj::redact::check_rules_file(file) {
+        Ok(failures) => failures,
+        Err(e) => {
+            eprintln!("aciproj: {e}");
+            return exit::INPUT;
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    let mut text = String::new();
+    for f in &failures {
+        text.push_str(&format!("{}: {f}\n", file.display()));
+    }
+    match failures.len() {
+        0 => text.push_str(&format!("{}: ok\n", file.display())),
+        1 => text.push_str("1 failure\n"),
+        n => text.push_str(&format!("{n} failures\n")),
+    }
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(_) => exit::INPUT,
+        Ok(()) if failures.is_empty() => exit::READY,
+        Ok(()) => exit::CASES_FAILED,
     }
 }

@@ -205,7 +205,9 @@ Examples:
 pub const RULES_EXAMPLES: &str = "\
 Examples:
   aciproj rules
-  aciproj rules --json";
+  aciproj rules --json
+  aciproj rules --rules fixtures/rules/acme-rules.toml
+  aciproj rules check fixtures/rules/acme-rules.toml";
 
 /// Examples of `check`.
 pub const CHECK_EXAMPLES: &str = "\
@@ -368,6 +370,10 @@ pub struct PatternsArgs {
     /// string), for scoring grouping quality [default: one JSON object per pattern].
     #[arg(long)]
     pub assign: bool,
+    /// A TOML rules file adding user rules, an allowlist and built-in rules turned off (SPEC
+    /// §5; `aciproj rules check FILE` validates one) [default: the built-in catalogue alone].
+    #[arg(long, value_name = "RULES", value_hint = ValueHint::FilePath)]
+    pub rules: Option<PathBuf>,
     /// The log file, one message per line; `-` reads standard input [default: standard input].
     #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub file: Option<PathBuf>,
@@ -396,6 +402,10 @@ pub struct RedactArgs {
     /// which is not redacted, is scanned) [default: redacted, as `logs` messages are].
     #[arg(long, requires = "flags")]
     pub raw: bool,
+    /// A TOML rules file adding user rules, an allowlist and built-in rules turned off (SPEC
+    /// §5; `aciproj rules check FILE` validates one) [default: the built-in catalogue alone].
+    #[arg(long, value_name = "RULES", value_hint = ValueHint::FilePath)]
+    pub rules: Option<PathBuf>,
     /// The log file; `-` reads standard input [default: standard input].
     #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub file: Option<PathBuf>,
@@ -407,24 +417,59 @@ Exit codes:
   0  every line was redacted and written
   1  unexpected internal error (a bug)
   2  usage error
-  5  the log file cannot be read or the output cannot be written";
+  5  the log file or rules file cannot be read or the output cannot be written";
 
 /// `aciproj rules`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct RulesArgs {
+    #[allow(missing_docs)]
+    #[command(subcommand)]
+    pub command: Option<RulesCommand>,
     /// One JSON object per rule and line: redaction rules (`"action": "redact"`: id, class,
     /// placeholder, description, keywords, examples, negatives), then flag rules (`"action":
     /// "flag"`: id, description, keywords, examples, negatives) [default: a table].
     #[arg(long)]
     pub json: bool,
+    /// Also list the user rules of this TOML rules file, after the built-in ones (those it
+    /// turns off are marked `"disabled": true`) [default: the built-in catalogue alone].
+    #[arg(long, value_name = "RULES", value_hint = ValueHint::FilePath)]
+    pub rules: Option<PathBuf>,
 }
+
+/// `aciproj rules check`.
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Validate a user rules file: every regex compiles, every example and negative holds
+    /// through the whole redactor, no rule redacts an allowed value.
+    ///
+    /// Prints one line per failure naming the rule and the example, then `ok` or `N failures`.
+    #[command(after_help = RULES_CHECK_EXIT_HELP)]
+    Check(RulesCheckArgs),
+}
+
+/// `aciproj rules check FILE`.
+#[derive(Debug, Args)]
+pub struct RulesCheckArgs {
+    /// The TOML rules file.
+    #[arg(value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub file: PathBuf,
+}
+
+/// Exit codes of `rules check`.
+pub const RULES_CHECK_EXIT_HELP: &str = "\
+Exit codes:
+  0  the file holds: every rule compiles and every example and negative holds
+  1  some rule fails (one line each, naming the rule and the example)
+  2  usage error
+  5  the file cannot be read or is not TOML";
 
 /// Exit codes of `rules`.
 pub const RULES_EXIT_HELP: &str = "\
 Exit codes:
   0  the catalogue was printed
   2  usage error
-  5  standard output cannot be written";
+  5  the rules file does not load or standard output cannot be written";
 
 /// Exit codes of `patterns`.
 pub const PATTERNS_EXIT_HELP: &str = "\
@@ -432,7 +477,7 @@ Exit codes:
   0  the patterns were printed
   1  unexpected internal error (a bug)
   2  usage error
-  5  the log file cannot be read or the output cannot be written";
+  5  the log file or rules file cannot be read or the output cannot be written";
 
 /// Exit codes of `check`.
 pub const CHECK_EXIT_HELP: &str = "\

@@ -71,8 +71,8 @@ pub struct ToolPolicy {
     pub read_only: Option<bool>,
 }
 
-/// How the log projection redacts (SPEC §2, §5 "Correlation labels").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+/// How the log projection redacts (SPEC §2, §5 "Correlation labels", "User rules").
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedactionPolicy {
     /// Label identity and credential placeholders in the `logs` timeline with an ordinal per
@@ -80,6 +80,31 @@ pub struct RedactionPolicy {
     /// input order; patterns keep the plain placeholders. Default false: plain placeholders.
     #[serde(default)]
     pub correlate: bool,
+    /// A TOML rules file (relative to the context file) adding user rules, an allowlist and
+    /// built-in rules turned off (`aciproj rules check FILE`).
+    #[serde(default)]
+    pub rules_file: Option<String>,
+    /// The redactor with that file's rules, once loaded.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) redactor: Option<std::sync::Arc<crate::redact::Redactor>>,
+}
+
+impl RedactionPolicy {
+    /// The redactor the run's calls use: the shared one, or one with the rules file's rules.
+    pub fn redactor(&self) -> &crate::redact::Redactor {
+        match self.redactor.as_deref() {
+            Some(r) => r,
+            None => crate::redact::Redactor::shared(),
+        }
+    }
+
+    /// The built-in rule ids the rules file turns off.
+    pub fn disabled_rules(&self) -> &[&'static str] {
+        self.redactor
+            .as_deref()
+            .map_or(&[], crate::redact::Redactor::disabled_rules)
+    }
 }
 
 /// The run's budget: calls and bytes of model observations.
@@ -413,7 +438,7 @@ impl RunContext {
         let bytes = std::fs::read(path).map_err(|e| unreadable(&e))?;
         let base = path.parent().unwrap_or(Path::new(""));
         Self::from_slice(&bytes, base).map_err(|e| {
-            let why = format!("{shown}: {}", e.message());
+            let why = format!("{shown}: {}", e.diagnostic().unwrap_or(e.message()));
             e.with_diagnostic(why)
         })
     }
@@ -443,7 +468,7 @@ impl RunContext {
             ));
         }
         Self::from_slice(&bytes, base_dir).map_err(|e| {
-            let why = format!("standard input: {}", e.message());
+            let why = format!("standard input: {}", e.diagnostic().unwrap_or(e.message()));
             e.with_diagnostic(why)
         })
     }
@@ -506,6 +531,18 @@ impl RunContext {
             }
             Some(p) => Some(base_dir.join(p)),
         };
+        let mut redaction = file.redaction;
+        if let Some(rules) = &redaction.rules_file {
+            let path = base_dir.join(rules);
+            let redactor = crate::redact::Redactor::from_rules_file(&path).map_err(|e| {
+                ToolError::new(
+                    ErrorCode::InvalidContext,
+                    "run context: the redaction rules file does not load",
+                )
+                .with_diagnostic(e.to_string())
+            })?;
+            redaction.redactor = Some(std::sync::Arc::new(redactor));
+        }
         Ok(Self {
             run_id: file.run_id,
             status: file.status,
@@ -518,7 +555,7 @@ impl RunContext {
             duplicate_scope: file.duplicate_scope,
             ledger,
             prior_calls: file.prior_calls,
-            redaction: file.redaction,
+            redaction,
             untrusted_content: file.untrusted_content,
             tools: file.tools,
         })

@@ -626,6 +626,9 @@ pub struct ControlView {
     pub redactions: BTreeMap<String, u64>,
     /// Redactions per catalogue rule id (`aciproj rules`), logs.
     pub redactions_by_rule: BTreeMap<String, u64>,
+    /// Built-in redaction rules the run's rules file turns off (SPEC §5); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redaction_rules_disabled: Vec<String>,
     /// Distinct values labelled per class, when the run context sets `redaction.correlate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub correlation: Option<CorrelationCounts>,

@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::cache::ClearingMap;
 use crate::patterns::{FxBuild, PatternId, TemplateMiner};
 use crate::pipeline::Gather;
-use crate::redact::{RedactionCounts, redact};
+use crate::redact::{RedactionCounts, Redactor};
 
 /// Lines folded into patterns.
 pub struct Folded {
@@ -43,14 +43,23 @@ const BATCH: usize = 1024;
 /// reach the miner in input order either way, so the result does not depend on who redacted what.
 /// Unless `parallel`, everything runs on the caller's thread.
 pub fn fold_lines(input: impl Read, parallel: bool) -> std::io::Result<Folded> {
+    fold_lines_with(Redactor::shared(), input, parallel)
+}
+
+/// [`fold_lines`] with `redactor` (one with a rules file's rules, `patterns --rules`).
+pub fn fold_lines_with(
+    redactor: &Redactor,
+    input: impl Read,
+    parallel: bool,
+) -> std::io::Result<Folded> {
     use crate::pipeline::{Batch, share};
 
     let mut reader = BufReader::with_capacity(256 * 1024, input);
-    let mut reader_side = SeenLines::default();
+    let mut reader_side = SeenLines::with(redactor);
     let start = Mining {
         miner: TemplateMiner::new(),
         assignments: Vec::new(),
-        seen: SeenLines::default(),
+        seen: SeenLines::with(redactor),
         known: KnownLines::default(),
     };
     let (read, mining) = share::<Lines, _, _, _>(
@@ -97,14 +106,14 @@ pub fn fold_lines(input: impl Read, parallel: bool) -> std::io::Result<Folded> {
 }
 
 /// The mining thread's state.
-struct Mining {
+struct Mining<'r> {
     miner: TemplateMiner,
     assignments: Vec<PatternId>,
-    seen: SeenLines,
+    seen: SeenLines<'r>,
     known: KnownLines,
 }
 
-impl Mining {
+impl Mining<'_> {
     /// Redacts and mines one line as read; a raw line whose answer is settled costs one lookup.
     fn fold_raw(&mut self, line: &str) {
         let epoch = self.miner.epoch();
@@ -194,8 +203,9 @@ impl Lines {
 /// output; `patterns` reports no redaction counts, so none are kept. Only looked up, never
 /// iterated, so its hasher shapes no output: the miner's, several times faster than SipHash on
 /// a line.
-struct SeenLines {
+struct SeenLines<'r> {
     redacted: ClearingMap<Option<Box<str>>, FxBuild>,
+    redactor: &'r Redactor,
 }
 
 const SEEN_MAX_LINES: usize = 1 << 16;
@@ -203,21 +213,27 @@ const SEEN_MAX_BYTES: usize = 8 << 20;
 /// Longer lines are rare and would crowd out many short ones.
 const SEEN_MAX_LINE_BYTES: usize = 4096;
 
-impl Default for SeenLines {
+#[cfg(test)]
+impl Default for SeenLines<'static> {
     fn default() -> Self {
-        SeenLines {
-            redacted: ClearingMap::new(SEEN_MAX_LINES, SEEN_MAX_BYTES),
-        }
+        SeenLines::with(Redactor::shared())
     }
 }
 
-impl SeenLines {
+impl<'r> SeenLines<'r> {
+    fn with(redactor: &'r Redactor) -> Self {
+        SeenLines {
+            redacted: ClearingMap::new(SEEN_MAX_LINES, SEEN_MAX_BYTES),
+            redactor,
+        }
+    }
+
     /// `f` of the line redacted (one lookup when the line was seen before).
     fn with_redacted<T>(&mut self, line: &str, f: impl FnOnce(&str) -> T) -> T {
         if let Some(known) = self.redacted.get(line) {
             return f(known.as_deref().unwrap_or(line));
         }
-        let changed = match redact(line, &mut RedactionCounts::default()) {
+        let changed = match self.redactor.redact(line, &mut RedactionCounts::default()) {
             Cow::Owned(changed) => Some(changed),
             Cow::Borrowed(_) => None,
         };
@@ -297,6 +313,7 @@ impl Folded {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::redact;
 
     fn redacted(line: &str) -> String {
         redact(line, &mut RedactionCounts::default()).into_owned()

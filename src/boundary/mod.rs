@@ -141,6 +141,7 @@ impl CallOutcome {
             truncation: Default::default(),
             redactions: Default::default(),
             redactions_by_rule: Default::default(),
+            redaction_rules_disabled: Vec::new(),
             correlation: None,
             skipped_entries: None,
             untrusted: None,
@@ -418,6 +419,9 @@ impl ToolBoundary {
         outcome.control.scope = Some(admission.scope.clone());
         outcome.control.scope_fingerprint = Some(admission.fingerprint.clone());
         outcome.control.duplicate_of = admission.duplicate_of.clone();
+        outcome.control.redaction_rules_disabled = (context.redaction.disabled_rules().iter())
+            .map(|id| (*id).to_owned())
+            .collect();
 
         let projected = run_projection(context, call, &admission, &mut opened, self.parallel);
         let projected = match opened {

@@ -30,7 +30,7 @@ use crate::contracts::{
 use crate::legacy::logs::{EntryRef, LogEntry, LogsSummary, RawStamp, StampRef};
 use crate::patterns::{FxBuild, PatternId, TemplateMiner};
 use crate::pipeline::Gather;
-use crate::redact::{Correlator, Mark, RedactionCounts, Redactor, redact};
+use crate::redact::{Correlator, Mark, RedactionCounts, Redactor};
 use crate::untrusted::{Tally, scan};
 
 /// How severe a level is; higher is more severe. Unknown levels rank lowest.
@@ -63,7 +63,17 @@ const LEVEL_NAMES: [(&str, &[&str]); 5] = [
 
 /// Normalizes a legacy level to FATAL, ERROR, WARN, INFO or DEBUG when it is one of their usual
 /// spellings; anything else is redacted and kept, upper-cased.
+#[cfg(test)]
 fn normalize_level(raw: Option<&str>, counts: &mut RedactionCounts) -> Level {
+    normalize_level_with(Redactor::shared(), raw, counts)
+}
+
+/// [`normalize_level`] with `redactor` (a rules file's, `crate::redact::user`).
+fn normalize_level_with(
+    redactor: &Redactor,
+    raw: Option<&str>,
+    counts: &mut RedactionCounts,
+) -> Level {
     let raw = raw.unwrap_or("").trim();
     if raw.is_empty() {
         return Cow::Borrowed("UNKNOWN");
@@ -73,7 +83,7 @@ fn normalize_level(raw: Option<&str>, counts: &mut RedactionCounts) -> Level {
             return Cow::Borrowed(name);
         }
     }
-    Cow::Owned(redact(&raw.to_uppercase(), counts).into_owned())
+    Cow::Owned(redactor.redact(&raw.to_uppercase(), counts).into_owned())
 }
 
 /// Parses a legacy timestamp: RFC 3339, `yyyy-MM-dd HH:mm:ss[.fff]` in the run's zone, or epoch
@@ -195,6 +205,8 @@ pub(crate) struct Preparer<'a> {
     /// The last timestamp text parsed and what it gave: entries come in time order, many to a
     /// second, so most repeat the one before.
     last_stamp: Option<(String, Option<Timestamp>)>,
+    /// The redactor: the shared one, or one with the run's rules file.
+    redactor: &'a Redactor,
 }
 
 /// A field as [`Preparer`] made it safe, with what that took, to be tallied again on every
@@ -234,7 +246,14 @@ impl<'a> Preparer<'a> {
             services: ClearingMap::new(SERVICE_MEMO.0, SERVICE_MEMO.1),
             correlate: false,
             last_stamp: None,
+            redactor: Redactor::shared(),
         }
+    }
+
+    /// This preparer, redacting with `redactor` (one with a rules file's rules).
+    pub fn with_redactor(mut self, redactor: &'a Redactor) -> Self {
+        self.redactor = redactor;
+        self
     }
 
     /// This preparer, keeping the marks correlation labels need when `correlate` is set.
@@ -255,10 +274,11 @@ impl<'a> Preparer<'a> {
             self.skipped += 1;
             return None;
         }
-        let level = match normalize_level(entry.level.as_deref(), &mut self.counts) {
-            Cow::Owned(other) => Cow::Owned(self.cut_field(&other)),
-            known => known,
-        };
+        let level =
+            match normalize_level_with(self.redactor, entry.level.as_deref(), &mut self.counts) {
+                Cow::Owned(other) => Cow::Owned(self.cut_field(&other)),
+                known => known,
+            };
         let service = match entry.service {
             Some(Cow::Borrowed(raw)) => self.service(raw.trim()),
             Some(Cow::Owned(raw)) => Cow::Owned(self.service(raw.trim()).into_owned()),
@@ -267,9 +287,10 @@ impl<'a> Preparer<'a> {
         // Most messages need no change: keep the text as read.
         let mut marks = Vec::new();
         let redacted = if self.correlate {
-            Redactor::shared().redact_marked(&raw_message, &mut marks, &mut self.counts)
+            self.redactor
+                .redact_marked(&raw_message, &mut marks, &mut self.counts)
         } else {
-            redact(&raw_message, &mut self.counts)
+            self.redactor.redact(&raw_message, &mut self.counts)
         };
         let redacted = match redacted {
             Cow::Owned(changed) => Some(changed),
@@ -312,7 +333,7 @@ impl<'a> Preparer<'a> {
             return known.tally(raw, &mut self.counts, &mut self.field_cut);
         }
         let mut counts = RedactionCounts::default();
-        let redacted = redact(raw, &mut counts);
+        let redacted = self.redactor.redact(raw, &mut counts);
         let (kept, cut) = redacted_prefix_within(&redacted, self.limits.max_field_bytes);
         let field = PreparedField {
             kept: kept.to_owned(),
@@ -543,7 +564,15 @@ impl<'a> LogsProjector<'a> {
 
     /// A preparer like this projector's own, for another thread (see [`LogsProjector::absorb`]).
     pub(crate) fn preparer(&self) -> Preparer<'a> {
-        Preparer::new(self.limits, self.tz).correlated(self.prep.correlate)
+        Preparer::new(self.limits, self.tz)
+            .correlated(self.prep.correlate)
+            .with_redactor(self.prep.redactor)
+    }
+
+    /// This projector, redacting with `redactor` (one with the run's rules file, SPEC §5).
+    pub fn with_redactor(mut self, redactor: &'a Redactor) -> Self {
+        self.prep.redactor = redactor;
+        self
     }
 
     /// The bounds this projector applies.
@@ -936,6 +965,7 @@ fn fit_total(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::redact;
 
     fn entry(ts: &str, level: &str, service: &str, message: &str) -> LogEntry {
         LogEntry {

@@ -83,6 +83,7 @@ pub(crate) fn logs_projection<R: std::io::Read>(
     }
     let projector = logs::LogsProjector::new(limits, timezone)
         .correlated(redaction.correlate)
+        .with_redactor(redaction.redactor())
         .untrusted(untrusted);
     let (summary, projector) = if parallel {
         stream(reader, projector)?

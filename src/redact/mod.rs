@@ -62,6 +62,7 @@ mod rules;
 #[cfg(test)]
 mod tests;
 mod text;
+mod user;
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -70,6 +71,10 @@ pub use correlate::{Correlator, MAX_DISTINCT, Mark, labelled_class};
 pub use lines::LineContext;
 pub use prefilter::Features;
 pub use rule::{Example, Rule};
+pub use user::{
+    Failure, MAX_USER_RULES, RulesFileError, UserRules, check_rules_file, describe_catalogue_with,
+    describe_user_rules,
+};
 
 use prefilter::Prefilter;
 use rules::{credentials, kubernetes, network, process, sql, stack, tokens};
@@ -132,7 +137,10 @@ impl RedactionClass {
 }
 
 /// Rules the catalogue may hold: one counter slot each in [`RedactionCounts`].
-const RULE_SLOTS: usize = 128;
+const RULE_SLOTS_BUILTIN: usize = 128;
+
+/// Counter slots: the catalogue's, then a rules file's ([`user`]).
+const RULE_SLOTS: usize = RULE_SLOTS_BUILTIN + MAX_USER_RULES;
 
 /// Replacement counts per [`RedactionClass`] and per catalogue rule; fixed arrays, so iteration
 /// order is stable and a merge allocates nothing.
@@ -140,6 +148,8 @@ const RULE_SLOTS: usize = 128;
 pub struct RedactionCounts {
     by_class: [u32; 9],
     by_rule: [u32; RULE_SLOTS],
+    /// The ids of the user rules counted after the catalogue's slots, when a rules file's were.
+    user_ids: Option<&'static [&'static str]>,
 }
 
 impl Default for RedactionCounts {
@@ -147,6 +157,7 @@ impl Default for RedactionCounts {
         RedactionCounts {
             by_class: [0; 9],
             by_rule: [0; RULE_SLOTS],
+            user_ids: None,
         }
     }
 }
@@ -189,15 +200,21 @@ impl RedactionCounts {
         for (slot, n) in self.by_rule.iter_mut().zip(other.by_rule) {
             *slot = slot.saturating_add(n);
         }
+        self.user_ids = self.user_ids.or(other.user_ids);
     }
 
-    /// Every catalogue rule that replaced something, with its count, in catalogue order.
+    /// Every catalogue rule that replaced something, with its count, in catalogue order; then
+    /// every user rule that did, in the order of its file.
     pub fn by_rule(&self) -> impl Iterator<Item = (&'static str, u32)> + '_ {
-        catalogue()
-            .iter()
+        let user = self.user_ids.unwrap_or_default();
+        (catalogue().iter().map(|rule| rule.id))
             .zip(self.by_rule)
+            .chain(
+                user.iter()
+                    .copied()
+                    .zip(self.by_rule[RULE_SLOTS_BUILTIN..].iter().copied()),
+            )
             .filter(|(_, n)| *n > 0)
-            .map(|(rule, n)| (rule.id, n))
     }
 
     /// The sum over all classes.
@@ -441,13 +458,23 @@ const MAX_ROUNDS: usize = 8;
 enum Gate<'p> {
     Scan(&'p Prefilter),
     Open,
+    /// Every rule open, a rules file's too: [`Redactor::redact_ungated`].
+    Ungated(&'p Prefilter),
 }
 
-impl Gate<'_> {
+impl<'p> Gate<'p> {
     fn features(self, s: &str) -> Features {
         match self {
             Gate::Scan(prefilter) => prefilter.scan(s),
-            Gate::Open => Features::OPEN,
+            Gate::Open | Gate::Ungated(_) => Features::OPEN,
+        }
+    }
+
+    /// The rules file's rules, when the redactor has one.
+    fn user(self) -> Option<&'p UserRules> {
+        match self {
+            Gate::Scan(p) | Gate::Ungated(p) => p.user.as_deref(),
+            Gate::Open => None,
         }
     }
 }
@@ -502,12 +529,22 @@ fn redact_levels<'a>(
     mut marks: Option<&mut Vec<Mark>>,
     levels: usize,
 ) -> (Cow<'a, str>, bool) {
-    let cur = redact_rounds(
-        message,
-        &gate.features(message),
-        counts,
-        marks.as_deref_mut(),
-    );
+    let cur = match gate.user() {
+        Some(user) => user::redact_rounds(
+            message,
+            &gate.features(message),
+            matches!(gate, Gate::Ungated(_)),
+            user,
+            counts,
+            marks.as_deref_mut(),
+        ),
+        None => redact_rounds(
+            message,
+            &gate.features(message),
+            counts,
+            marks.as_deref_mut(),
+        ),
+    };
     let (cur, lines_changed) = if by_line && memchr::memchr(b'\n', cur.as_bytes()).is_some() {
         lines::read_lines(cur, gate, counts, marks.as_deref_mut())
     } else {

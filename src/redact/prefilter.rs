@@ -253,6 +253,8 @@ pub(crate) struct Prefilter {
     stack_rules: u128,
     /// Per `.xy` keyword, at `26 * x + y` (letters as `0..26`), the rules it opens.
     dot_pairs: Vec<u128>,
+    /// A rules file's rules, run with the catalogue's (`super::user`); a redactor's own.
+    pub(super) user: Option<std::sync::Arc<super::UserRules>>,
     /// Every keyword, lowercased, with the rules it opens: what the three parts split.
     #[cfg(test)]
     all: Vec<(Cow<'static, str>, u128)>,
@@ -360,6 +362,7 @@ impl Prefilter {
             tables: KeyTables::stored(rules).unwrap_or_else(|| build_tables(rules)),
             stack_rules,
             dot_pairs,
+            user: None,
             #[cfg(test)]
             all: keywords_of(rules),
             #[cfg(test)]

@@ -21,3 +21,4 @@ mod replay;
 mod report;
 mod schema;
 mod untrusted;
+mod user_rules;
