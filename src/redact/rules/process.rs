@@ -20,7 +20,8 @@ static PID_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|进程(?:号|ID|id|PID)?[ \t]*(?:[:=]|：)?[ \t]*[0-9]{1,10}",
         // Thread ids beside them: `[pid 19822:tid 140233871611648]`, `(LWP 90213)`,
         // `(thread 18233, …)`.
-        r"|(?-u:\b)(?i-u:tid|lwp|thread)[ \t]*[:=#]?[ \t]*[0-9]{2,20}",
+        // Spark's `(TID 42)` is a task, not a thread: `tid` is lower-case only.
+        r"|(?-u:\b)(?:tid|LWP|lwp|[Tt]hread)[ \t]*[:=#]?[ \t]*[0-9]{2,20}",
     ))
     .expect("constant regex")
 });
@@ -124,6 +125,7 @@ pub(crate) static PID_FORMS: Rule = Rule {
         "spawned 4 workers",
         "thread 1 of 4 idle",
         "process 2.5 GB in memory",
+        "Running task 0.0 in stage 1.0 (TID 42)",
     ],
 };
 
