@@ -541,6 +541,13 @@ fn open_log_input(file: Option<&Path>) -> Result<Box<dyn std::io::BufRead>, u8> 
 /// The redactor of `--rules FILE`: built-in rules and the file's, every example checked; a file
 /// that does not load is named with the rule and the reason on stderr (exit 5), and nothing is
 /// redacted.
+/// The redactor a rules file loaded, or the built-in one.
+fn redactor_of(loaded: &Option<aciproj::redact::Redactor>) -> &aciproj::redact::Redactor {
+    loaded
+        .as_ref()
+        .unwrap_or_else(|| aciproj::redact::Redactor::shared())
+}
+
 fn load_rules(file: Option<&Path>) -> Result<Option<aciproj::redact::Redactor>, u8> {
     match file {
         None => Ok(None),
@@ -560,9 +567,7 @@ fn patterns_command(args: &PatternsArgs) -> u8 {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let redactor = loaded
-        .as_ref()
-        .unwrap_or_else(|| aciproj::redact::Redactor::shared());
+    let redactor = redactor_of(&loaded);
     let input = match open_log_input(args.file.as_deref()) {
         Ok(input) => input,
         Err(code) => return code,
@@ -596,9 +601,7 @@ fn redact_command(args: &RedactArgs) -> u8 {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let redactor = loaded
-        .as_ref()
-        .unwrap_or_else(|| aciproj::redact::Redactor::shared());
+    let redactor = redactor_of(&loaded);
     let input = match open_log_input(args.file.as_deref()) {
         Ok(input) => input,
         Err(code) => return code,

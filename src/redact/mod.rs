@@ -328,38 +328,73 @@ pub fn catalogue() -> &'static [&'static Rule] {
 pub fn describe_catalogue(json: bool) -> String {
     let mut out = String::new();
     for rule in catalogue() {
-        if json {
-            let examples: Vec<_> = rule
-                .examples
-                .iter()
-                .map(|e| serde_json::json!({"input": e.input, "output": e.output}))
-                .collect();
-            let doc = serde_json::json!({
-                "id": rule.id,
-                "action": "redact",
-                "class": rule.class.name(),
-                "placeholder": rule.placeholder,
-                "description": rule.description,
-                "keywords": rule.keywords,
-                "examples": examples,
-                "negatives": rule.negatives,
-            });
-            out.push_str(&doc.to_string());
-        } else {
-            out.push_str(&format!(
-                "{:<28} {:<12} {:<12} {}\n",
-                rule.id,
-                rule.class.name(),
-                rule.placeholder,
-                rule.description
-            ));
-            if let Some(e) = rule.examples.first() {
-                out.push_str(&format!("{:<28} e.g. {:?} -> {:?}", "", e.input, e.output));
-            }
-        }
-        out.push('\n');
+        let examples: Vec<_> = rule.examples.iter().map(|e| (e.input, e.output)).collect();
+        describe_rule(
+            &mut out,
+            json,
+            &RuleRow {
+                id: rule.id,
+                class: rule.class,
+                placeholder: rule.placeholder,
+                description: rule.description,
+                keywords: rule.keywords,
+                examples: &examples,
+                negatives: rule.negatives,
+                source: None,
+            },
+        );
     }
     out
+}
+
+/// One rule as `aciproj rules` lists it, built-in or a user's.
+pub(crate) struct RuleRow<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) class: RedactionClass,
+    pub(crate) placeholder: &'a str,
+    pub(crate) description: &'a str,
+    pub(crate) keywords: &'a [&'a str],
+    /// (input, output) pairs.
+    pub(crate) examples: &'a [(&'a str, &'a str)],
+    pub(crate) negatives: &'a [&'a str],
+    /// The rules file a user rule comes from.
+    pub(crate) source: Option<&'a str>,
+}
+
+/// Appends `row` to `out`: one JSON object and line, or a table row with its first example
+/// under it.
+pub(crate) fn describe_rule(out: &mut String, json: bool, row: &RuleRow<'_>) {
+    if json {
+        let examples: Vec<_> = (row.examples.iter())
+            .map(|(input, output)| serde_json::json!({"input": input, "output": output}))
+            .collect();
+        let mut doc = serde_json::json!({
+            "id": row.id,
+            "action": "redact",
+            "class": row.class.name(),
+            "placeholder": row.placeholder,
+            "description": row.description,
+            "keywords": row.keywords,
+            "examples": examples,
+            "negatives": row.negatives,
+        });
+        if let Some(source) = row.source {
+            doc["source"] = serde_json::json!(source);
+        }
+        out.push_str(&doc.to_string());
+    } else {
+        out.push_str(&format!(
+            "{:<28} {:<12} {:<12} {}\n",
+            row.id,
+            row.class.name(),
+            row.placeholder,
+            row.description
+        ));
+        if let Some((input, output)) = row.examples.first() {
+            out.push_str(&format!("{:<28} e.g. {:?} -> {:?}", "", input, output));
+        }
+    }
+    out.push('\n');
 }
 
 /// The compiled redactor: the prefilter over the catalogue's keywords and the rules' patterns.

@@ -953,38 +953,25 @@ pub fn describe_user_rules(redactor: &Redactor, json: bool) -> String {
     };
     let mut out = String::new();
     for rule in &user.rules {
-        let first = rule.examples.first();
-        if json {
-            let examples: Vec<_> = rule
-                .examples
-                .iter()
-                .map(|e| serde_json::json!({"input": e.input, "output": e.output}))
-                .collect();
-            let doc = serde_json::json!({
-                "id": rule.id,
-                "action": "redact",
-                "class": rule.class.name(),
-                "placeholder": rule.placeholder,
-                "description": rule.description,
-                "keywords": rule.keywords,
-                "examples": examples,
-                "negatives": rule.negatives,
-                "source": user.path,
-            });
-            out.push_str(&doc.to_string());
-        } else {
-            out.push_str(&format!(
-                "{:<28} {:<12} {:<12} {}\n",
-                rule.id,
-                rule.class.name(),
-                rule.placeholder,
-                rule.description
-            ));
-            if let Some(e) = first {
-                out.push_str(&format!("{:<28} e.g. {:?} -> {:?}", "", e.input, e.output));
-            }
-        }
-        out.push('\n');
+        let keywords: Vec<&str> = rule.keywords.iter().map(String::as_str).collect();
+        let examples: Vec<_> = (rule.examples.iter())
+            .map(|e| (e.input.as_str(), e.output.as_str()))
+            .collect();
+        let negatives: Vec<&str> = rule.negatives.iter().map(String::as_str).collect();
+        super::describe_rule(
+            &mut out,
+            json,
+            &super::RuleRow {
+                id: rule.id,
+                class: rule.class,
+                placeholder: rule.placeholder,
+                description: &rule.description,
+                keywords: &keywords,
+                examples: &examples,
+                negatives: &negatives,
+                source: Some(&user.path),
+            },
+        );
     }
     out
 }

@@ -1024,6 +1024,15 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
     pass: pass_key_values,
     matchers: &[&KV_RE],
     examples: &[
+        // A value keeps the `&`, `;` and `,` it holds; they end it where another pair follows.
+        ex(
+            "password=Tr0ub4dor&3 user=ops",
+            "password=<SECRET> user=ops",
+        ),
+        ex(
+            "login?user=ops&password=x9Kq2&next=/home",
+            "login?user=ops&password=<SECRET>&next=/home",
+        ),
         ex(
             "init client sdkKey=sdk-7c1e0b9a-42d3-4f6e-b123-9f8e7d6c5b4a stream=true",
             "init client sdkKey=<SECRET> stream=true",
