@@ -230,7 +230,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 72] = [
+static CATALOGUE: [&Rule; 75] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -253,6 +253,7 @@ static CATALOGUE: [&Rule; 72] = [
     &credentials::CLI_FLAG,
     &credentials::CLI_SINGLE_DASH,
     &credentials::CLI_PASSWORD,
+    &credentials::STDIN,
     &credentials::ORACLE_CONNECT,
     &credentials::AUTH_HEADER,
     &credentials::PROTOCOL,
@@ -307,9 +308,11 @@ static CATALOGUE: [&Rule; 72] = [
     &kubernetes::CONTAINER_ID,
     &kubernetes::POD_AFTER_KEYWORD,
     &kubernetes::POD_NAME,
+    &kubernetes::WORKLOAD,
     &process::PID_FORMS,
     &process::PID_BRACKET,
     &process::PID_NGINX,
+    &process::PID_RUNTIME,
     &process::PID_LOGCAT,
     &process::PID_HEADER,
     &process::PID_TOOL_ARGS,

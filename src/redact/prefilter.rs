@@ -53,6 +53,9 @@ pub struct Features {
     pub(crate) hash_digit: bool,
     /// A `-` and five `[a-z0-9]` where a name can end: a pod name's suffix (`-x2k4m`).
     pub(crate) pod_suffix: bool,
+    /// A segment of 5 to 16 `[a-z0-9]` with a digit between two `-`: a generated part inside a
+    /// workload's name (`-x7k2p-` in `nightly-x7k2p-fetch-3187442091`).
+    pub(crate) pod_infix: bool,
     pub(crate) max_run: u32,
 }
 
@@ -88,6 +91,20 @@ pub(crate) fn is_run_byte(b: u8) -> bool {
     BYTE_CLASS[usize::from(b)] & B_RUN != 0
 }
 
+/// Whether the `-` at `i` starts [`Features::pod_infix`]: 5 to 16 `[a-z0-9]`, a digit among
+/// them, then `-`.
+pub(crate) fn is_infix_at(bytes: &[u8], i: usize) -> bool {
+    let seg = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    let len = bytes[i + 1..]
+        .iter()
+        .take(17)
+        .take_while(|&&b| seg(b))
+        .count();
+    (5..=16).contains(&len)
+        && bytes.get(i + 1 + len) == Some(&b'-')
+        && bytes[i + 1..i + 1 + len].iter().any(u8::is_ascii_digit)
+}
+
 impl Features {
     /// Whether `bytes` hold a `-` and five `[a-z0-9]` anywhere: [`Features::pod_suffix`]
     /// without its test of the name's end.
@@ -114,6 +131,7 @@ impl Features {
         bracket_digit: true,
         hash_digit: true,
         pod_suffix: true,
+        pod_infix: true,
         max_run: u32::MAX,
     };
 
@@ -144,11 +162,13 @@ impl Features {
         // placeholder keeps the feature closed under redaction: `-abcde<TOKEN>` is not one
         // where `-abcdefgh` was not.
         let (mut pod_suffix, mut double_dash, mut spaced_dash) = (false, false, false);
+        let mut pod_infix = false;
         for i in memchr::memchr_iter(b'-', bytes) {
             double_dash |= bytes.get(i + 1) == Some(&b'-');
             spaced_dash |= i > 0 && matches!(bytes[i - 1], b' ' | b'\t');
             pod_suffix |=
                 (i + 1..=i + 5).all(seg_at) && name_ends(bytes, i + 6, u8::is_ascii_alphanumeric);
+            pod_infix |= !pod_infix && is_infix_at(bytes, i);
         }
         let digits = |from: usize, n: usize| (from..from + n).all(digit_at);
         let mut colons = 0;
@@ -197,6 +217,7 @@ impl Features {
             bracket_digit: digit && memchr::memchr_iter(b'[', bytes).any(|i| digit_at(i + 1)),
             hash_digit: digit && memchr::memchr_iter(b'#', bytes).any(|i| digit_at(i + 1)),
             pod_suffix,
+            pod_infix,
             max_run,
         }
     }

@@ -527,7 +527,9 @@ fn hosts() {
         "Node node-10-24-8-17 condition MemoryPressure, assigned to node-10-24-8-18",
         "Node <HOST> condition MemoryPressure, assigned to <HOST>",
     );
-    unchanged("on node worker-3 node-pool-2 node-exporter-1-2");
+    // The word `node` names its value a host; names with a generated look alone do not.
+    check("on node worker-3", "on node <HOST>");
+    unchanged("node-pool-2 node-exporter-1-2");
     check("访问api.example.com失败", "访问<HOST>失败");
     unchanged("java.net.SocketTimeoutException at com.foo.Bar");
     unchanged("spring.redis.host=redis order.created.v1 Bar.java logback.xml");
@@ -1480,6 +1482,12 @@ fn byte_features_by_walking(bytes: &[u8]) -> Features {
         f.hash_digit |= b.is_ascii_digit() && prev == Some(&b'#');
         let tail = &bytes[i + 1..];
         let after = tail.get(5..).unwrap_or_default();
+        f.pod_infix |= *b == b'-' && {
+            let len = tail.iter().take(17).take_while(|c| seg(c)).count();
+            (5..=16).contains(&len)
+                && tail.get(len) == Some(&b'-')
+                && tail[..len].iter().any(u8::is_ascii_digit)
+        };
         f.pod_suffix |= *b == b'-'
             && tail.len() >= 5
             && tail[..5].iter().all(seg)
@@ -1653,6 +1661,7 @@ proptest! {
             (old.bracket_digit, new.bracket_digit),
             (old.hash_digit, new.hash_digit),
             (old.pod_suffix, new.pod_suffix),
+            (old.pod_infix, new.pod_infix),
             (old.clock, new.clock),
             (old.dotted_date, new.dotted_date),
         ] {

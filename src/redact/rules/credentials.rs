@@ -582,7 +582,8 @@ fn is_prose_value(s: &str, key: &str, value: &str, value_end: usize) -> bool {
         && next_word.len() < 32
         && next_word.bytes().all(|b| b.is_ascii_lowercase())
         && plain_end(&rest[1 + next_word.len()..]);
-    !strong && continues
+    // `passwd: password updated successfully`: the value is the word itself, in a sentence.
+    (!strong || is_secret_word(value)) && continues
 }
 
 /// Authentication methods and switches in capitals, which name how, not what
@@ -609,6 +610,19 @@ fn is_inert_value(v: &str) -> bool {
             "no",
             "on",
             "off",
+            "ok",
+            "valid",
+            "invalid",
+            "verified",
+            "passed",
+            "failed",
+            "present",
+            "missing",
+            "expired",
+            "required",
+            "enabled",
+            "disabled",
+            "n/a",
             "{",
             "[",
         ]
@@ -1125,6 +1139,8 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         r#"{"spring.datasource.password":{"value":"******"}}"#,
         "token_type=bearer expires_in=3600",
         "cacheKey=user-profile-4411 routing_key=orders-created-v1",
+        "webhook signature=ok, token: valid",
+        "passwd: password updated successfully",
     ],
 };
 
@@ -1280,6 +1296,94 @@ pub(crate) static CLI_PASSWORD: Rule = Rule {
     negatives: &[
         "curl -u admin http://localhost",
         "mysql -h db -P 3306 -u root",
+    ],
+};
+
+/// A secret handed to a command on its standard input: `echo 'pw' | passwd --stdin bob`,
+/// `printf '%s' "$x" | docker login --password-stdin`, `chpasswd <<< 'bob:pw'`. The command
+/// that reads it is what tells.
+static STDIN_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r#"(?-u:\b)(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?(?:'%s[^'\n]*'[ \t]+|"%s[^"\n]*"[ \t]+)?"#,
+        r#"(?:'([^'\n]+)'|"([^"\n]+)"|([^ \t\r\n|'"<>;&]+))[ \t]*\|[ \t]*([^\n|;&]*)"#,
+        r#"|(?-u:\b)([A-Za-z][^\n|;&<]*)<<<[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([^ \t\r\n;&|]+))"#,
+    ))
+    .expect("constant regex")
+});
+
+/// Whether `command` reads a password from its standard input.
+fn reads_password(command: &str) -> bool {
+    let lower = command.to_ascii_lowercase();
+    [
+        "passw",
+        "stdin",
+        "login",
+        "kinit",
+        "sudo -s",
+        "sudo -ks",
+        "cryptsetup",
+        "secret",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
+fn pass_stdin(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in STDIN_RE.captures_iter(s) {
+        let (command, value) = match caps.get(4) {
+            Some(command) => (command, (1..=3).find_map(|g| caps.get(g))),
+            None => match caps.get(5) {
+                Some(command) => (command, (6..=8).find_map(|g| caps.get(g))),
+                None => continue,
+            },
+        };
+        let Some(v) = value else { continue };
+        if !reads_password(command.as_str()) || v.as_str().starts_with('$') {
+            continue;
+        }
+        // `chpasswd` reads `user:password`.
+        let start = match v.as_str().split_once(':') {
+            Some((user, _)) if command.as_str().contains("chpasswd") => v.start() + user.len() + 1,
+            _ => v.start(),
+        };
+        if start < v.end()
+            && !is_placeholder(&s[start..v.end()])
+            && e.replace(start, v.end(), SECRET)
+        {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static STDIN: Rule = Rule {
+    id: "credential.stdin",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "A secret piped or here-string fed to a command that reads a password on its standard input (passwd --stdin, chpasswd, docker login --password-stdin, kinit, sudo -S).",
+    keywords: &["echo", "printf", "<<<"],
+    gate: always,
+    pass: pass_stdin,
+    matchers: &[&STDIN_RE],
+    examples: &[
+        ex(
+            "+ echo 'Wq7-ferrous!' | passwd --stdin deploy",
+            "+ echo '<SECRET>' | passwd --stdin deploy",
+        ),
+        ex(
+            "run: echo -n s3lkT0pp | docker login -u ci --password-stdin reg.example",
+            "run: echo -n <SECRET> | docker login -u ci --password-stdin reg.example",
+        ),
+        ex(
+            "chpasswd <<< 'amara:Gl4ss-Harbor'",
+            "chpasswd <<< 'amara:<SECRET>'",
+        ),
+    ],
+    negatives: &[
+        "echo 'done' | tee -a build.log",
+        "echo \"$REG_PASS\" | docker login --password-stdin",
+        "grep ERROR <<< \"$out\"",
     ],
 };
 
@@ -1449,9 +1553,10 @@ static XML_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|<([A-Za-z0-9_.:\-]+)>([^<\n]*)</",
         // Java's properties XML: `<entry key="client.secret">…</entry>`.
         r#"|<entry[ \t]+key[ \t]*=[ \t]*["']([A-Za-z0-9_.:\-]+)["'][ \t]*>([^<\n]*)</"#,
-        // Pretty-printed: the value alone on the next line, up to its line's end, the closing
+        // Pretty-printed: the value alone on the next line (the tag ends its line, as the
+        // keyword `>\n` finds it), up to its line's end, the closing
         // tag, or the end of the text (a filter reading a line after the one that opened it).
-        r"|<([A-Za-z0-9_.:\-]+)>[ \t]*\r?\n[ \t]*([^<\s](?:[^<\r\n]*[^<\s])?)[ \t]*(?:\r?\n|</|\z)",
+        r"|<([A-Za-z0-9_.:\-]+)>\r?\n[ \t]*([^<\s](?:[^<\r\n]*[^<\s])?)[ \t]*(?:\r?\n|</|\z)",
     ))
     .expect("constant regex")
 });
@@ -1611,7 +1716,7 @@ pub(crate) static CLI_SINGLE_DASH: Rule = Rule {
     examples: &[
         ex(
             "Connect-VIServer -Server vc01 -User admin -Password VMware1!",
-            "Connect-VIServer -Server vc01 -User admin -Password <SECRET>",
+            "Connect-VIServer -Server <HOST> -User admin -Password <SECRET>",
         ),
         ex(
             "keytool -importcert -storepass changeit2 -noprompt",
@@ -1842,13 +1947,36 @@ static OPTION_VALUE_RE: LazyLock<Matcher> = LazyLock::new(|| {
     .expect("constant regex")
 });
 
+/// The SASL mechanisms in IANA's registry that servers list and clients name.
+const SASL_MECHANISMS: [&str; 14] = [
+    "PLAIN",
+    "LOGIN",
+    "CRAM-MD5",
+    "DIGEST-MD5",
+    "XOAUTH2",
+    "OAUTHBEARER",
+    "GSSAPI",
+    "GS2-KRB5",
+    "NTLM",
+    "EXTERNAL",
+    "ANONYMOUS",
+    "SCRAM-SHA-1",
+    "SCRAM-SHA-256",
+    "SCRAM-SHA-512",
+];
+
 fn pass_protocol(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in PROTOCOL_RE.captures_iter(s) {
-        let Some(v) = (1..=6).find_map(|g| caps.get(g)) else {
+        let Some((group, v)) = (1..=6).find_map(|g| caps.get(g).map(|v| (g, v))) else {
             continue;
         };
         let text = v.as_str().trim_matches('"');
+        // After `AUTH`, a SASL mechanism's name is how, not what: an SMTP server lists them
+        // (`250-AUTH PLAIN LOGIN CRAM-MD5`).
+        if matches!(group, 4 | 5) && SASL_MECHANISMS.contains(&text) {
+            continue;
+        }
         // `AUTH LOGIN`, `AUTH PLAIN`, `PASS <SECRET>`: a mechanism or a placeholder.
         if text.is_empty()
             || is_placeholder(text)
@@ -1924,6 +2052,7 @@ pub(crate) static PROTOCOL: Rule = Rule {
     ],
     negatives: &[
         "AUTH LOGIN",
+        "250-AUTH PLAIN LOGIN CRAM-MD5",
         "user login ok",
         "PASS ok",
         "option 'pool_size' has value '20'",

@@ -229,6 +229,114 @@ pub(crate) static POD_NAME: Rule = Rule {
     ],
 };
 
+/// Whether `seg` is a part a generator wrote: Kubernetes' 5-character suffix (its vowel-free
+/// alphabet, a digit and a letter), or 8 to 16 hex digits with a digit and a letter (the hash
+/// a Spark or Flink operator puts in its executors' names).
+fn is_generated_segment(seg: &str) -> bool {
+    let digit = seg.bytes().any(|b| b.is_ascii_digit());
+    let letter = seg.bytes().any(|b| b.is_ascii_lowercase());
+    let hex = seg.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    digit
+        && letter
+        && ((seg.len() == 5 && in_k8s_alphabet(seg)) || ((8..=16).contains(&seg.len()) && hex))
+}
+
+/// Whether `name` is a workload instance with a generated part inside it: a word first, then
+/// after the generated part only words, numbers and further generated parts (Argo's
+/// `nightly-x7k2p-fetch-3187442091`, Tekton's `build-r8m2v-pod`, Spark's
+/// `etl-2f8c1a9e7b-exec-14`), or the UUID a Kafka consumer's member id ends with.
+fn is_workload_name(name: &str) -> bool {
+    let segs: Vec<&str> = name.split('-').collect();
+    if segs.len() < 3
+        || segs.iter().any(|s| s.is_empty())
+        || !segs[0].starts_with(|c: char| c.is_ascii_lowercase())
+    {
+        return false;
+    }
+    let Some(g) = (1..segs.len() - 1).find(|&i| is_generated_segment(segs[i])) else {
+        return false;
+    };
+    let rest = &segs[g + 1..];
+    // A word and a UUID alone is a request id (`req-3ea4…`); a consumer's id has its client's
+    // name and number before the UUID.
+    let uuid_tail = g >= 2
+        && rest.len() == 4
+        && [4, 4, 4, 12]
+            .iter()
+            .zip(rest)
+            .all(|(&n, seg)| seg.len() == n && seg.bytes().all(|b| b.is_ascii_hexdigit()));
+    uuid_tail
+        || rest.iter().all(|seg| {
+            seg.bytes().all(|b| b.is_ascii_lowercase())
+                || seg.bytes().all(|b| b.is_ascii_digit())
+                || is_generated_segment(seg)
+        })
+}
+
+fn pass_workload(s: &str, hits: &mut u32) -> Option<String> {
+    let b = s.as_bytes();
+    let name_byte = |x: u8| x.is_ascii_lowercase() || x.is_ascii_digit() || x == b'-';
+    let mut e = Edit::new(s);
+    let mut next = 0;
+    for i in memchr::memchr_iter(b'-', b) {
+        if i < next || !crate::redact::prefilter::is_infix_at(b, i) {
+            continue;
+        }
+        let start = (0..i)
+            .rev()
+            .find(|&j| !name_byte(b[j]))
+            .map_or(0, |j| j + 1);
+        let end = (i..b.len()).find(|&j| !name_byte(b[j])).unwrap_or(b.len());
+        next = end;
+        // A name of its own: not part of a domain, a path's word or a placeholder's neighbour.
+        let edge = |x: Option<u8>| {
+            x.is_some_and(|x| x.is_ascii_alphanumeric() || matches!(x, b'.' | b'_'))
+        };
+        if edge(byte_before(s, start))
+            || edge(byte_at(s, end))
+            || placeholder_before(s, start)
+            || placeholder_after(s, end)
+        {
+            continue;
+        }
+        if is_workload_name(&s[start..end]) && e.replace(start, end, POD) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static WORKLOAD: Rule = Rule {
+    id: "pod.workload",
+    class: RedactionClass::Pod,
+    placeholder: POD,
+    description: "A workload instance whose name holds a generated part before further words and numbers: Argo and Tekton step pods, Spark executors, a Kafka consumer's member id.",
+    keywords: &[],
+    gate: |f| f.pod_infix,
+    pass: pass_workload,
+    matchers: &[],
+    examples: &[
+        ex(
+            "step etl-nightly-q7b2x-extract-2291834475 OOMKilled",
+            "step <POD> OOMKilled",
+        ),
+        ex(
+            "preempting spark-agg-5c1e7a9b2d-exec-3 on pool spot",
+            "preempting <POD> on pool spot",
+        ),
+        ex(
+            "Member orders-rater-1-9a7c2e10-5b3d-4c6e-8f1a-2b3c4d5e6f70 left",
+            "Member <POD> left",
+        ),
+    ],
+    negatives: &[
+        "image node-exporter-v1-17-2 pulled",
+        "file app-2024a-11-29.log rotated",
+        "route gw-12345-eu ready",
+        "build release-7b2c9-notes.txt",
+    ],
+};
+
 /// A container's id: after a runtime's scheme (`containerd://`, `docker://`, `cri-o://`), in a
 /// cgroup scope (`cri-containerd-<id>.scope`, `docker-<id>.scope`), after the word container
 /// (`Created container cafa4ad206114:`, `/containers/30e77695a046/start`), and a pod's uid in a

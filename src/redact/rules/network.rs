@@ -281,8 +281,12 @@ pub(crate) static COUNTRY: Rule = Rule {
 static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // An Azure storage connection string's AccountName is its host's first label.
-        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname))["']?[ \t]*[=:][ \t]*["']?"#,
+        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn))["']?[ \t]*[=:][ \t]*["']?"#,
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)",
+        // The key as a word before its value, in prose and config files: `hostname web-03`,
+        // `on host db07.corp`, `server app-12 is DOWN`.
+        r"|(?-u:\b)(?i-u:host|hostname|server|node|machine|computer|workstation)[ \t]+",
+        r"([A-Za-z][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)*)(?:[ \t,;:)\]]|\z)",
     ))
     .expect("constant regex")
 });
@@ -290,7 +294,7 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_host_key(s: &str, hits: &mut u32) -> Option<String> {
     let mut spans = Vec::new();
     for caps in HOST_KEY_RE.captures_iter(s) {
-        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1)) else {
+        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1).or_else(|| caps.get(2))) else {
             continue;
         };
         let val = v.as_str().trim_end_matches('.');
@@ -314,8 +318,18 @@ pub(crate) static HOST_KEY: Rule = Rule {
     id: "host.key",
     class: RedactionClass::Host,
     placeholder: HOST,
-    description: "The value of a host or node key (host=db01, nodeName: worker-3a, an Azure AccountName) that holds letters and digits.",
-    keywords: &["host", "node", "server", "accountname"],
+    description: "The value of a host or node key (host=db01, nodeName: worker-3a, devname=\"fw-02\", an Azure AccountName, `hostname web-03`) that holds letters and digits.",
+    keywords: &[
+        "host",
+        "node",
+        "server",
+        "accountname",
+        "devname",
+        "machine",
+        "computer",
+        "workstation",
+        "fqdn",
+    ],
     gate: always,
     pass: pass_host_key,
     matchers: &[&HOST_KEY_RE],
@@ -326,8 +340,18 @@ pub(crate) static HOST_KEY: Rule = Rule {
             "storage AccountName=shopstore42 ready",
             "storage AccountName=<HOST> ready",
         ),
+        ex(
+            "set hostname fw-edge02; server app-12 is DOWN",
+            "set hostname <HOST>; server <HOST> is DOWN",
+        ),
     ],
-    negatives: &["host=localhost", "node: ready"],
+    negatives: &[
+        "host=localhost",
+        "node: ready",
+        "server is DOWN after 3 checks",
+        "upgraded node v20 to node v22",
+        "machine x86_64 detected",
+    ],
 };
 
 // Node names that spell an address with dashes (AWS's `ip-10-0-0-1`, the `node-10-24-8-17` many

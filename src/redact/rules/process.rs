@@ -16,7 +16,9 @@ static PID_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"[ \t]*[:=#]?[ \t]*[0-9]{1,10}",
         r"|(?i-u:process)[_ -]?(?i-u:id)[ \t]*[:=]?[ \t]*[0-9]{1,10}",
         r"|(?i-u:process)[ \t]+[0-9]{2,10}[ \t]+\(",
+        // The prose forms also with the id bracketed: `worker [4412] started`.
         r"|(?-u:\b)(?i-u:process|child|worker|subprocess|daemon)[ \t]+[0-9]{2,10}(?-u:\b)",
+        r"|(?-u:\b)(?i-u:process|child|worker|subprocess|daemon|thread)[ \t]+\[[0-9]{2,20}\]",
         r"|进程(?:号|ID|id|PID)?[ \t]*(?:[:=]|：)?[ \t]*[0-9]{1,10}",
         // Thread ids beside them: `[pid 19822:tid 140233871611648]`, `(LWP 90213)`,
         // `(thread 18233, …)`.
@@ -118,6 +120,10 @@ pub(crate) static PID_FORMS: Rule = Rule {
             "[New Thread 0x7f12 (LWP 7781)]",
             "[New Thread 0x7f12 (LWP <PID>)]",
         ),
+        ex(
+            "worker [4412] started; thread [140302155527992] waiting",
+            "worker [<PID>] started; thread [<PID>] waiting",
+        ),
     ],
     negatives: &[
         "processed 1500 records",
@@ -126,6 +132,7 @@ pub(crate) static PID_FORMS: Rule = Rule {
         "thread 1 of 4 idle",
         "process 2.5 GB in memory",
         "Running task 0.0 in stage 1.0 (TID 42)",
+        "worker [3] of [8] ready",
     ],
 };
 
@@ -173,6 +180,77 @@ pub(crate) static PID_NGINX: Rule = Rule {
         ),
     ],
     negatives: &["issue #42: fixed", "room 3#4 booked"],
+};
+
+/// The process ids a runtime prints in its own frame of a line: the sanitizers' and Valgrind's
+/// `==48211==` line prefix, an Erlang/Elixir pid `<0.812.0>` (node, process, serial), and the
+/// `[pid:tid:MMDD/hhmmss` head of Chromium, Electron and CEF logs.
+static RUNTIME_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?m:^)[ \t]*==([0-9]{1,7})==",
+        // Node 0 is the local one; a remote node's number is large. `<1.2.0>` is a version.
+        r"|(<(?:0|[1-9][0-9]{2,5})\.[0-9]{1,7}\.[0-9]{1,5}>)",
+        r"|(?m:^)\[([0-9]{1,7}):(?:([0-9]{1,10}):)?[0-9]{4}/[0-9]{6}",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_runtime(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in RUNTIME_RE.captures_iter(s) {
+        for group in (1..=4).filter_map(|i| caps.get(i)) {
+            // An Erlang pid is a word of its own: `<0.812.0>`, not `v<1.2.3>`.
+            let erlang = group.as_str().starts_with('<');
+            if erlang
+                && (byte_before(s, group.start()).is_some_and(is_word_byte)
+                    || byte_at(s, group.end()).is_some_and(is_word_byte))
+            {
+                continue;
+            }
+            if e.replace(group.start(), group.end(), PID) {
+                *hits += 1;
+            }
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static PID_RUNTIME: Rule = Rule {
+    id: "pid.runtime",
+    class: RedactionClass::Pid,
+    placeholder: PID,
+    description: "A pid in a runtime's own line frame: `==48211==` (AddressSanitizer, Valgrind), an Erlang pid `<0.812.0>`, Chromium's `[pid:tid:MMDD/hhmmss…]` head.",
+    keywords: &[
+        "==",
+        ".0>",
+        ":error:",
+        ":info:",
+        ":warning:",
+        ":fatal:",
+        ":verbose",
+    ],
+    gate: |f| f.digit,
+    pass: pass_runtime,
+    matchers: &[&RUNTIME_RE],
+    examples: &[
+        ex(
+            "==48211==ERROR: AddressSanitizer: heap-use-after-free",
+            "==<PID>==ERROR: AddressSanitizer: heap-use-after-free",
+        ),
+        ex(
+            "** (EXIT from <0.812.0>) shell process exited",
+            "** (EXIT from <PID>) shell process exited",
+        ),
+        ex(
+            "[51207:775:0310/142233.118:ERROR:gpu_init.cc(457)] Passthrough",
+            "[<PID>:<PID>:0310/142233.118:ERROR:gpu_init.cc(457)] Passthrough",
+        ),
+    ],
+    negatives: &[
+        "if a == 3 then",
+        "requires <1.2.0> of the API",
+        "[2026:11:29/10] saved",
+    ],
 };
 
 /// Android logcat's threadtime format: `03-17 16:13:38.811  1702  2395 D Tag: …`.

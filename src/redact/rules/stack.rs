@@ -589,7 +589,7 @@ pub(crate) fn escaped_stack_end(s: &str, start: usize) -> usize {
 /// continue it (see [`continues_trace`]) go with it. Only a line that holds one of a trace's
 /// own words, or starts as a frame does, is searched.
 pub(crate) fn opens_trace(line: &str) -> bool {
-    const WORDS: [&str; 8] = [
+    const WORDS: [&str; 12] = [
         "Traceback (most recent call last):",
         "goroutine ",
         "stack backtrace:",
@@ -597,6 +597,10 @@ pub(crate) fn opens_trace(line: &str) -> bool {
         "stack traceback:",
         "Call Trace:",
         "Backtrace:",
+        "backtrace:",
+        "Stacktrace:",
+        "Call stack:",
+        "Call Stack:",
         "CallStack (from",
     ];
     let t = line.trim_start();
@@ -883,6 +887,10 @@ static LOCATION_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?:/|~/|[A-Za-z]:\\)?[A-Za-z0-9_.@~+\-]+(?:[/\\][A-Za-z0-9_.@~+\-]+)+",
         r"\.(?:groovy|swift|scala|java|dart|cpp|cxx|hpp|php|mjs|tsx|jsx|vue|exs|erl|lua|ps1|nim|zig|clj|cc|mm|kt|go|rs|py|rb|js|ts|ex|hs|pl|pm|cs|fs|ml|jl|c|h|m):[0-9]+(?::[0-9]+)?",
+        // PowerShell's frame: `at Name, C:\path\x.ps1: line 41`.
+        r"|(?-u:\b)at [^,\r\n]{1,80}, (?:[A-Za-z]:\\|/)[^\r\n:]*\.[A-Za-z0-9]{1,6}: line [0-9]+",
+        // R's call chain after an error: `Calls: f -> g -> h`.
+        r"|(?m:^)Calls: [^\r\n]*->[^\r\n]*",
     ))
     .expect("constant regex")
 });
@@ -905,11 +913,46 @@ fn pass_location(s: &str, hits: &mut u32) -> Option<String> {
             .rsplit(':')
             .nth(1)
             .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
-        if before_ok && after_ok && (absolute || column) && e.replace(m.start(), m.end(), STACK) {
+        let frame = text.starts_with("at ") || text.starts_with("Calls: ");
+        if before_ok
+            && after_ok
+            && (frame || ((absolute || column) && !is_diagnostic(s, m.start(), m.end())))
+            && e.replace(m.start(), m.end(), STACK)
+        {
             *hits += 1;
         }
     }
     e.finish()
+}
+
+/// Whether the location at `start..end` heads a compiler's, linter's or runtime's diagnostic
+/// rather than a frame: a severity word after it (`x.rs:41:9: warning:`, `x.ts:14:7 - error
+/// TS2322`, `x.py:3504: RuntimeWarning:`), or rustc's `--> ` before it. It says where a
+/// message points, not what called what.
+fn is_diagnostic(s: &str, start: usize, end: usize) -> bool {
+    if s[..start].trim_end_matches([' ', '\t']).ends_with("-->") {
+        return true;
+    }
+    let rest = s[end..].trim_start_matches([':', ' ', '\t', '-']);
+    let word: &str = rest
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or("");
+    let lower = word.to_ascii_lowercase();
+    [
+        "error",
+        "warning",
+        "note",
+        "info",
+        "hint",
+        "remark",
+        "fatal",
+        "notice",
+        "deprecated",
+    ]
+    .contains(&lower.as_str())
+        || (word.starts_with(|c: char| c.is_ascii_uppercase())
+            && (word.ends_with("Warning") || word.ends_with("Error")))
 }
 
 pub(crate) static LOCATION: Rule = Rule {
@@ -922,8 +965,9 @@ pub(crate) static LOCATION: Rule = Rule {
         ".java:", ".scala:", ".go:", ".rs:", ".py:", ".rb:", ".php:", ".js:", ".mjs:", ".ts:",
         ".tsx:", ".jsx:", ".vue:", ".dart:", ".ex:", ".exs:", ".erl:", ".hs:", ".lua:", ".pl:",
         ".pm:", ".ps1:", ".cs:", ".fs:", ".ml:", ".jl:", ".nim:", ".zig:", ".clj:", ".groovy:",
+        ": line", "calls: ",
     ],
-    gate: |f| f.digit,
+    gate: always,
     pass: pass_location,
     matchers: &[&LOCATION_RE],
     examples: &[
@@ -939,12 +983,21 @@ pub(crate) static LOCATION: Rule = Rule {
             "thread 'main' panicked at 'oops', crates/core/src/lib.rs:12:5",
             "thread 'main' panicked at 'oops', <STACK>",
         ),
+        ex(
+            "at Sync-Ledger, C:\\jobs\\sync\\Sync-Ledger.ps1: line 27",
+            "<STACK>",
+        ),
+        ex("Calls: main -> load_panel -> read.csv -> file", "<STACK>"),
     ],
     negatives: &[
         "caches synced (shared_informer.go:311)",
         "W0101 10:00:00.000000       7 k8s.io/client-go/tools/cache/reflector.go:539] list failed",
         "served static/app.js:8080 from cache",
         "build ok: 12 files in src/",
+        // Diagnostics point at a line; they are no stack.
+        "src/auth/store.rs:41:9: warning: unused variable",
+        "/srv/app/lib/stats.py:88: RuntimeWarning: Mean of empty slice.",
+        "web/src/cfg.ts:14:7 - error TS2322: Type 'number' is not assignable",
     ],
 };
 

@@ -720,7 +720,7 @@ fn pass_long_tokens(s: &str, hits: &mut u32) -> Option<String> {
             end = start + text.trim_end_matches('=').len();
         }
         if is_token_like(text) {
-            if !labelled_as_trace_id(s, start) {
+            if !labelled_as_trace_id(s, start) && !labelled_as_digest(s, start, text) {
                 let (start, end) = with_dotted_parts(s, start, end);
                 if e.replace(start, end, TOKEN) {
                     *hits += 1;
@@ -964,6 +964,46 @@ pub(crate) fn looks_random(s: &str) -> bool {
     b.iter().all(|x| x.is_ascii_hexdigit()) || (class_switches(b) >= 2 && vowel_share(b) < 0.3)
 }
 
+/// Whether `run`, at `start`, is hex named as a content digest: after its algorithm and a colon
+/// (`sha256:9f86…`, an image's `@sha256:…`), or after a digest, checksum or commit key
+/// (`commit 3f2a…`, `checksum=…`). A digest names public content; it opens nothing.
+fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
+    if !run.bytes().all(|b| b.is_ascii_hexdigit())
+        || ![32, 40, 56, 64, 96, 128].contains(&run.len())
+    {
+        return false;
+    }
+    let before = &s[..start];
+    let word = |text: &str| {
+        let from = text
+            .bytes()
+            .rposition(|b| !b.is_ascii_alphanumeric())
+            .map_or(0, |i| i + 1);
+        text[from..].to_ascii_lowercase()
+    };
+    if let Some(head) = before.strip_suffix(':') {
+        let algorithm = word(head);
+        if [
+            "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "blake3",
+        ]
+        .contains(&algorithm.as_str())
+        {
+            return true;
+        }
+    }
+    let key = word(before.trim_end_matches([' ', '\t', '"', '\'', ':', '=']));
+    [
+        "digest",
+        "checksum",
+        "commit",
+        "revision",
+        "sha1sum",
+        "sha256sum",
+        "md5sum",
+    ]
+    .contains(&key.as_str())
+}
+
 /// Whether the value at `start` follows a trace/span/request id key (kept for correlation).
 fn labelled_as_trace_id(s: &str, start: usize) -> bool {
     let before = s[..start].trim_end_matches([' ', '\t', '"', '\'', ':', '=']);
@@ -1029,6 +1069,8 @@ pub(crate) static LONG_RUN: Rule = Rule {
     negatives: &[
         "at /Library/Caches/com.acme.xbs/Sources/MediaKit/MediaKit-1731.15.207/Player.c line 23",
         "traceId=4bf92f3577b34da6a3ce929d0e0e4736 span ok",
+        "pulled app@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "commit 3f2a9c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c merged",
         "[instance: b9000564-fe1a-409b-b8cc-1e88b294cd1d] VM Started",
         "[req-3ea4052c-895d-4b64-9e2d-04d64c4d94ab - -] ok",
         "AbstractSingletonProxyFactoryBeanConfigurationLoader failed",
