@@ -230,7 +230,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 75] = [
+static CATALOGUE: [&Rule; 76] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -258,6 +258,7 @@ static CATALOGUE: [&Rule; 75] = [
     &credentials::AUTH_HEADER,
     &credentials::PROTOCOL,
     &credentials::GO_DSN,
+    &credentials::CONFIG_SPACED,
     &sql::USER_DDL,
     // Driver and server messages before statements: a bound value can hold the backtick or
     // quote a statement's scanner would pair.
@@ -312,9 +313,9 @@ static CATALOGUE: [&Rule; 75] = [
     &process::PID_FORMS,
     &process::PID_BRACKET,
     &process::PID_NGINX,
-    &process::PID_RUNTIME,
     &process::PID_LOGCAT,
     &process::PID_HEADER,
+    &process::PID_RUNTIME,
     &process::PID_TOOL_ARGS,
     &process::PID_KEY,
     &process::PID_TABLE,

@@ -57,7 +57,7 @@ const NON_ASCII_SECRET_WORDS: [&str; 16] = [
     "токен",
 ];
 
-const SECRET_WORD_SUFFIXES: [&str; 27] = [
+const SECRET_WORD_SUFFIXES: [&str; 28] = [
     "passwort",
     "kennwort",
     "senha",
@@ -86,6 +86,8 @@ const SECRET_WORD_SUFFIXES: [&str; 27] = [
     "pw",
     "psk",
     "authtok",
+    // SNMP's community string is its password.
+    "community",
 ];
 /// Words that are secret only as a whole word (`pass` but not `bypass`).
 const SECRET_WORDS_EXACT: [&str; 10] = [
@@ -549,6 +551,19 @@ fn is_prose_value(s: &str, key: &str, value: &str, value_end: usize) -> bool {
     if value == "YES" || value == "NO" {
         return true;
     }
+    // `rotate_db_password : Ensure password policy is applied`: a capitalized word that a
+    // sentence of lowercase words follows.
+    let capitalized = value.len() >= 3
+        && value.starts_with(|c: char| c.is_ascii_uppercase())
+        && value[1..].bytes().all(|b| b.is_ascii_lowercase());
+    if capitalized {
+        let mut words = s[value_end..].split(' ').skip(1);
+        return (0..2).all(|_| {
+            words
+                .next()
+                .is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase()))
+        });
+    }
     if !value.bytes().all(|b| b.is_ascii_lowercase()) {
         return false;
     }
@@ -593,10 +608,21 @@ const METHOD_VALUES: [&str; 16] = [
     "OAUTH", "OAUTH2", "REQUIRED", "OPTIONAL", "ENABLED", "DISABLED",
 ];
 
+/// A signature or cipher algorithm's name in capitals (`ECDSA-P256`, `HMAC-SHA256`, `RS256`).
+fn is_algorithm_name(v: &str) -> bool {
+    ["RSA", "ECDSA", "EDDSA", "ED25519", "HMAC", "SHA", "AES", "RS", "ES", "PS", "HS"]
+        .iter()
+        .any(|a| v.starts_with(a))
+        && v.bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'-')
+        && v.bytes().any(|b| b.is_ascii_digit())
+}
+
 fn is_inert_value(v: &str) -> bool {
     v.is_empty()
         || is_placeholder(v)
         || METHOD_VALUES.contains(&v)
+        || is_algorithm_name(v)
         || v.bytes().all(|b| b == b'*')
         || v.contains("***")
         || [
@@ -630,6 +656,26 @@ fn is_inert_value(v: &str) -> bool {
         .any(|x| v.eq_ignore_ascii_case(x))
 }
 
+/// A PowerShell cmdlet's name: `Verb-Noun`, each capitalized (`ConvertTo-SecureString`).
+fn is_cmdlet(v: &str) -> bool {
+    v.split_once('-').is_some_and(|(verb, noun)| {
+        [verb, noun].iter().all(|w| {
+            w.len() >= 2
+                && w.starts_with(|c: char| c.is_ascii_uppercase())
+                && w.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
+    })
+}
+
+/// The inside of a quoted argument that follows `at` after blanks (`  'x'`), if one does.
+fn quoted_argument(s: &str, at: usize) -> Option<(usize, usize)> {
+    let rest = &s[at..];
+    let start = at + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
+    let quote = s[start..].chars().next().filter(|c| matches!(c, '\'' | '"'))?;
+    let end = s[start + 1..].find(quote)? + start + 1;
+    (end > start + 1).then_some((start + 1, end))
+}
+
 /// Words a tool writes in place of a value it hid (`[REDACTED]`, `(sensitive value)`,
 /// `<hidden>`), and the references a template or shell resolves later (`${NPM_TOKEN}`).
 const MASK_WORDS: [&str; 14] = [
@@ -655,6 +701,25 @@ fn is_mask_at(s: &str, at: usize) -> bool {
     let rest = &s[at..];
     let quoted = rest.trim_start_matches(['"', '\'']);
     if quoted.starts_with("${") || quoted.starts_with("$(") || quoted.starts_with("{{") {
+        return true;
+    }
+    // A lookup of the environment is a reference too: `process.env.API_KEY`,
+    // `os.environ["X"]`, `System.getenv("X")`, `ENV.fetch("X")`.
+    if [
+        "process.env.",
+        "os.environ",
+        "os.getenv(",
+        "System.getenv(",
+        "ENV[",
+        "ENV.fetch(",
+        "env(",
+        "getenv(",
+        "Deno.env.get(",
+        "Environment.GetEnvironmentVariable(",
+    ]
+    .iter()
+    .any(|p| quoted.starts_with(p))
+    {
         return true;
     }
     let Some(close) = (match quoted.as_bytes().first() {
@@ -823,6 +888,27 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
         let unclosed_after_placeholder = quoted && ve == s.len() && placeholder_after(s, vs);
         // `PWD=/srv/app` is the shell's working directory.
         let working_dir = matches!(key, "PWD" | "OLDPWD") && value.starts_with('/');
+        // `Set-Cookie: SESSIONID=; Max-Age=0` clears a cookie: there is no value.
+        let cleared_cookie = cookie
+            && value
+                .split(';')
+                .next()
+                .is_some_and(|pair| pair.trim_end().ends_with('='));
+        if cleared_cookie {
+            pos = pos.max(resume);
+            continue;
+        }
+        // `$pw = ConvertTo-SecureString 'x' -AsPlainText`: the cmdlet's quoted argument is the
+        // secret.
+        if !quoted && is_cmdlet(value) {
+            if let Some((qs, qe)) = quoted_argument(s, ve) {
+                if !is_placeholder(&s[qs..qe]) && e.replace(qs, qe, SECRET) {
+                    *hits += 1;
+                }
+                pos = pos.max(qe);
+                continue;
+            }
+        }
         if (!secret_key && !looks_generated(value))
             || is_inert_value_of(key, value)
             || unclosed_after_placeholder
@@ -1038,6 +1124,10 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
     pass: pass_key_values,
     matchers: &[&KV_RE],
     examples: &[
+        ex(
+            "PS> $pw = ConvertTo-SecureString 'Fjord!77x' -AsPlainText -Force",
+            "PS> $pw = ConvertTo-SecureString '<SECRET>' -AsPlainText -Force",
+        ),
         // A value keeps the `&`, `;` and `,` it holds; they end it where another pair follows.
         ex(
             "password=Tr0ub4dor&3 user=ops",
@@ -1140,6 +1230,10 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         "token_type=bearer expires_in=3600",
         "cacheKey=user-profile-4411 routing_key=orders-created-v1",
         "webhook signature=ok, token: valid",
+        "image signature=ECDSA-P256 verified",
+        "const apiKey: string = process.env.API_KEY;",
+        "TASK [rotate_db_password : Ensure password policy is applied]",
+        "Set-Cookie: SESSIONID=; Path=/; Max-Age=0; HttpOnly",
         "passwd: password updated successfully",
     ],
 };
@@ -1745,6 +1839,111 @@ static SPACED_RE: LazyLock<Matcher> = LazyLock::new(|| {
     ))
     .expect("constant regex")
 });
+
+/// A secret key and its value with only blanks between, as config files, device configs,
+/// consoles and tables write them: `snmp-server community X`, `password 7 X` (an IOS type
+/// digit first), `rcon_password "X"`, `token_accessor   X`, `mot de passe « X »`.
+static CONFIG_SPACED_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?:(?m:^)|[ \t\]>#:;,(])",
+        r"([A-Za-z0-9_.\-]*(?i-u:pass|password|passwd|passphrase|passcode|pwd|pw|secret|token|community|psk|key|cred|credentials?|accessor|value|passwort|kennwort)|(?i-u:mot de passe))",
+        r"[ \t]+(?:[0-9][ \t]+)?",
+        r#"(?:"([^"\n]+)"|'([^'\n]+)'|«[ \t]*([^ \t\r\n]+)[ \t]*»|([^ \t\r\n"']+))"#,
+    ))
+    .expect("constant regex")
+});
+
+/// Whether `v`, an unquoted value with no operator before it, looks like a secret rather than
+/// the next word of a sentence: six or more bytes mixing letters with digits or symbols.
+fn looks_like_secret(v: &str) -> bool {
+    let b = v.as_bytes();
+    let letters = b.iter().any(u8::is_ascii_alphabetic);
+    let digits = b.iter().any(u8::is_ascii_digit);
+    let symbols = b.iter().any(|x| x.is_ascii_punctuation() && !matches!(x, b'.' | b',' | b':' | b';' | b'/'));
+    b.len() >= 6 && letters && (digits || symbols)
+}
+
+fn pass_config_spaced(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in CONFIG_SPACED_RE.captures_iter(s) {
+        let (Some(k), Some(v)) = (caps.get(1), (2..=5).find_map(|g| caps.get(g))) else {
+            continue;
+        };
+        // A key's `value` word names the value (`plain-text-password-value`).
+        let key = k.as_str();
+        let key = ["-value", "_value", ".value"]
+            .iter()
+            .find_map(|x| key.strip_suffix(x))
+            .unwrap_or(key);
+        let quoted = caps.get(5).is_none();
+        let value = v.as_str();
+        let strong = key_words(key).0 >= 2
+            || ["pass", "password", "passwd", "pwd", "secret", "community", "psk", "passphrase"]
+                .iter()
+                .any(|w| ends_with_ci(key, w))
+            || !key.is_ascii();
+        // A word alone names an object (`secret "db-creds"`, `token "default"`), a password
+        // word excepted; a value with a dash first is the next flag (`passwd --stdin`).
+        let object_word = key_words(key).0 < 2
+            && ["secret", "token", "key", "cred", "creds", "credential", "credentials", "value"]
+                .iter()
+                .any(|w| key.eq_ignore_ascii_case(w));
+        let ok = key.starts_with(|c: char| c.is_alphabetic())
+            && !object_word
+            && !value.starts_with('-')
+            && is_secret_key(key)
+            && !is_inert_value_of(key, value)
+            && !is_mask_at(s, v.start())
+            && !is_placeholder(value)
+            && !placeholders_at(s, v.start()).gt(&v.start())
+            && (quoted || (strong && looks_like_secret(value)));
+        if ok && e.replace(v.start(), v.end(), SECRET) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static CONFIG_SPACED: Rule = Rule {
+    id: "credential.config-spaced",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "A secret key and its value with only blanks between, as device configs, consoles and tables print them: snmp-server community X, password 7 X, rcon_password \"X\", token_accessor  X, mot de passe « X ».",
+    keywords: &["pass", "pwd", "pw", "secret", "token", "community", "psk", "key", "cred", "accessor"],
+    gate: always,
+    pass: pass_config_spaced,
+    matchers: &[&CONFIG_SPACED_RE],
+    examples: &[
+        ex(
+            "snmp-server community Wq8-Larch42 RO 10",
+            "snmp-server community <SECRET> RO 10",
+        ),
+        ex(
+            " username ops privilege 15 password 7 0822455D0A1606181C",
+            " username ops privilege 15 password 7 <SECRET>",
+        ),
+        ex(
+            "] sv_password \"amber-Kiln-61\"",
+            "] sv_password \"<SECRET>\"",
+        ),
+        ex(
+            "client_token      Qm7Xp2Lk9Vb4Tz8Rw1Ny",
+            "client_token      <SECRET>",
+        ),
+        ex(
+            "compte « paie » mot de passe « Lp7?Quai-3 » refusé",
+            "compte « paie » mot de passe « <SECRET> » refusé",
+        ),
+    ],
+    negatives: &[
+        "password reset link sent",
+        "token refresh in 30s",
+        "cache key user-42 evicted",
+        "password policy is applied",
+        "secret \"db-creds\" mounted",
+        "enable secret 5 <SECRET>",
+    ],
+};
 
 pub(crate) static SPACED: Rule = Rule {
     id: "credential.spaced",

@@ -107,7 +107,7 @@ static HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // ASCII only (`-u`): host names are ASCII, and Unicode case folding would add `ſ`, `K`.
         r"(?i-u)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.",
-        r"(?:localdomain|internal|intranet|consul|cloud|intra|local|arpa|corp|home|info|tech|app|biz|com|dev|edu|gov|int|lan|mil|net|org|svc|top|xyz|ai|cn|co|de|hk|io|jp|ru|sg|tw|uk)",
+        r"(?:solutions|localdomain|internal|intranet|website|systems|digital|consul|online|agency|studio|cloud|intra|local|store|space|arpa|corp|home|info|tech|farm|shop|site|zone|asia|app|biz|com|dev|edu|gov|int|lan|mil|net|org|svc|top|xyz|ai|ca|cn|co|de|eu|hk|io|jp|ru|sg|tw|uk|us)",
     ))
     .expect("constant regex")
 });
@@ -118,6 +118,23 @@ pub(crate) static FQDN: Rule = Rule {
     placeholder: HOST,
     description: "A host name under a generic TLD or an internal suffix (.com, .io, .dev, .internal, .svc, .local, …).",
     keywords: &[
+        ".solutions",
+        ".website",
+        ".systems",
+        ".digital",
+        ".online",
+        ".agency",
+        ".studio",
+        ".store",
+        ".space",
+        ".farm",
+        ".shop",
+        ".site",
+        ".zone",
+        ".asia",
+        ".ca",
+        ".eu",
+        ".us",
         ".ai",
         ".app",
         ".arpa",
@@ -281,8 +298,11 @@ pub(crate) static COUNTRY: Rule = Rule {
 static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // An Azure storage connection string's AccountName is its host's first label.
-        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn))["']?[ \t]*[=:][ \t]*["']?"#,
+        // A key may spell its `name` out (`Workstation Name:`, `computer name :`).
+        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn|data source)(?:[ _]name)?)["']?[ \t]*[=:][ \t]*["']?"#,
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)",
+        // The same keys as XML elements: `<hostname>fw01</hostname>`.
+        r"|<(?i-u:host|hostname|server|servername|node|nodename|computer|computername|machine|machinename)>([A-Za-z0-9][A-Za-z0-9_.\-]*)</",
         // The key as a word before its value, in prose and config files: `hostname web-03`,
         // `on host db07.corp`, `server app-12 is DOWN`.
         r"|(?-u:\b)(?i-u:host|hostname|server|node|machine|computer|workstation)[ \t]+",
@@ -294,7 +314,7 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_host_key(s: &str, hits: &mut u32) -> Option<String> {
     let mut spans = Vec::new();
     for caps in HOST_KEY_RE.captures_iter(s) {
-        let (Some(whole), Some(v)) = (caps.get(0), caps.get(1).or_else(|| caps.get(2))) else {
+        let (Some(whole), Some(v)) = (caps.get(0), (1..=3).find_map(|g| caps.get(g))) else {
             continue;
         };
         let val = v.as_str().trim_end_matches('.');
@@ -329,6 +349,7 @@ pub(crate) static HOST_KEY: Rule = Rule {
         "computer",
         "workstation",
         "fqdn",
+        "data source",
     ],
     gate: always,
     pass: pass_host_key,
@@ -343,6 +364,14 @@ pub(crate) static HOST_KEY: Rule = Rule {
         ex(
             "set hostname fw-edge02; server app-12 is DOWN",
             "set hostname <HOST>; server <HOST> is DOWN",
+        ),
+        ex(
+            "Workstation Name:\tWS-FIN-0112 Source Port: 51544",
+            "Workstation Name:\t<HOST> Source Port: 51544",
+        ),
+        ex(
+            "<system><hostname>edge-fw02</hostname></system>",
+            "<system><hostname><HOST></hostname></system>",
         ),
     ],
     negatives: &[
@@ -418,7 +447,10 @@ static SYSLOG_HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
         // A name of two or three words needs its pid (`Microsoft Word[14463]:`).
         r"(?:[A-Za-z0-9_./\-]+(?:[ \t][A-Za-z0-9_./\-]+){1,2}\[[0-9]+\]",
         r"|[A-Za-z0-9_./\-]+(?:\([A-Za-z0-9_.:\-]*\))?(?:\[[0-9]+\])?)",
-        r"(?:[ \t]+\([^()\n]*\)|[ \t]+[0-9][0-9.]*)?:(?:[ \t]|\z))",
+        r"(?:[ \t]+\([^()\n]*\)|[ \t]+[0-9][0-9.]*|[ \t]+<[A-Z][a-z]+>)?:(?:[ \t]|\z)",
+        // RFC 3164's HOSTNAME needs no tag after it: a name with a digit or a dash, then the
+        // message (`fw-edge-02 1,2024/05/14,…`).
+        r"|([A-Za-z][A-Za-z0-9_.]*[0-9\-][A-Za-z0-9_.\-]*)[ \t]+[^ \t\r\n:])",
         // RFC 5424: `<PRI>VERSION TIMESTAMP HOST APP`.
         r"|\A<[0-9]{1,3}>[0-9][ \t]+[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?[ \t]+",
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)[ \t]+[^ \t\r\n]+",
@@ -431,7 +463,7 @@ static SYSLOG_HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_syslog_host(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in SYSLOG_HOST_RE.captures_iter(s) {
-        let Some(host) = (1..=4).find_map(|g| caps.get(g)) else {
+        let Some(host) = (1..=5).find_map(|g| caps.get(g)) else {
             continue;
         };
         if host.as_str().eq_ignore_ascii_case("localhost") {
@@ -569,6 +601,11 @@ fn pass_ipv6(s: &str, hits: &mut u32) -> Option<String> {
         }
         let inner = text.trim_start_matches('[').trim_end_matches(']');
         let addr = inner.split('%').next().unwrap_or(inner);
+        // Six or more groups of two hex digits are a MAC address or a key's fingerprint
+        // (`7C:4A:1E:92:…`), never an address's groups.
+        if addr.split(':').count() >= 6 && addr.split(':').all(|g| g.len() == 2) {
+            continue;
+        }
         let (valid, trimmed) = if addr.parse::<std::net::Ipv6Addr>().is_ok() {
             (true, 0)
         } else if !open
@@ -741,6 +778,10 @@ static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"(?-u:\b)[a-z][a-z0-9+.\-]*://(?:[^/@ \t\r\n\x22']*@)?",
         r"([A-Za-z0-9][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)+)(?:[:/ \t\r\n\x22'?#]|\z)",
         r"|(?m:^)[a-z_][a-z0-9_\-]*@([A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9]):(?:~|/[^/])",
+        // Bracketed prompts (`[root@web01 ~]#`, RouterOS's `[admin@MikroTik-HQ] >`) and
+        // Junos's `noc@mx-edge-01> `.
+        r"|(?m:^)\[[A-Za-z_][A-Za-z0-9_.\-]*@([A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9])(?:[ \t][^\]\r\n]*)?\][ \t]*[>#$%]",
+        r"|(?m:^)[a-z_][a-z0-9_\-]*@([A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9])[>#%][ \t]",
     ))
     .expect("constant regex")
 });
@@ -748,7 +789,7 @@ static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_host_place(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in HOST_PLACE_RE.captures_iter(s) {
-        let Some(h) = caps.get(1).or_else(|| caps.get(2)) else {
+        let Some(h) = (1..=4).find_map(|g| caps.get(g)) else {
             continue;
         };
         let name = h.as_str();
@@ -781,6 +822,8 @@ pub(crate) static HOST_PLACE: Rule = Rule {
             "uri=ldaps://<HOST>:636 result=0",
         ),
         ex("ops@bastion-02:~$ uptime", "ops@<HOST>:~$ uptime"),
+        ex("[root@web01 ~]# systemctl restart nginx", "[root@<HOST> ~]# systemctl restart nginx"),
+        ex("noc@mx-edge-01> show bgp summary", "noc@<HOST>> show bgp summary"),
     ],
     negatives: &[
         "see file:///tmp/report.txt",

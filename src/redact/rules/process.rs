@@ -17,7 +17,9 @@ static PID_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?i-u:process)[_ -]?(?i-u:id)[ \t]*[:=]?[ \t]*[0-9]{1,10}",
         r"|(?i-u:process)[ \t]+[0-9]{2,10}[ \t]+\(",
         // The prose forms also with the id bracketed: `worker [4412] started`.
-        r"|(?-u:\b)(?i-u:process|child|worker|subprocess|daemon)[ \t]+[0-9]{2,10}(?-u:\b)",
+        r"|(?-u:\b)(?i-u:process|proc|child|worker|subprocess|daemon)[ \t]+[0-9]{2,10}(?-u:\b)",
+        // A crash report's `Process: Name [2291]`, `Parent Process: launchd [1]`.
+        r"|(?-u:\b)(?i-u:process):[ \t]+[^\[\r\n]{1,80}\[[0-9]{1,7}\]",
         r"|(?-u:\b)(?i-u:process|child|worker|subprocess|daemon|thread)[ \t]+\[[0-9]{2,20}\]",
         r"|进程(?:号|ID|id|PID)?[ \t]*(?:[:=]|：)?[ \t]*[0-9]{1,10}",
         // Thread ids beside them: `[pid 19822:tid 140233871611648]`, `(LWP 90213)`,
@@ -191,6 +193,12 @@ static RUNTIME_RE: LazyLock<Matcher> = LazyLock::new(|| {
         // Node 0 is the local one; a remote node's number is large. `<1.2.0>` is a version.
         r"|(<(?:0|[1-9][0-9]{2,5})\.[0-9]{1,7}\.[0-9]{1,5}>)",
         r"|(?m:^)\[([0-9]{1,7}):(?:([0-9]{1,10}):)?[0-9]{4}/[0-9]{6}",
+        // Redis's `pid:role` head (`1183:M 03 Dec 2024 …`), ClickHouse's `[ tid ] {query}`,
+        // SAP HANA's `[pid]{connection}[…]`, and a daemon's `name(pid):` (`auth-worker(4411):`).
+        r"|(?m:^)([0-9]{1,7}):[MCSX][ \t]+[0-9]{1,2}[ \t]+[A-Z][a-z]{2}[ \t]",
+        r"|\[ ([0-9]{1,10}) \][ \t]+(?:\{[^}\n]*\}[ \t]+)?<[A-Z][a-z]+>",
+        r"|(?m:^)\[([0-9]{1,7})\]\{-?[0-9]{1,10}\}\[",
+        r"|[A-Za-z][A-Za-z0-9_.\-]*[ ]?\(([0-9]{2,7})\):[ \t]",
     ))
     .expect("constant regex")
 });
@@ -198,11 +206,13 @@ static RUNTIME_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_runtime(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in RUNTIME_RE.captures_iter(s) {
-        for group in (1..=4).filter_map(|i| caps.get(i)) {
-            // An Erlang pid is a word of its own: `<0.812.0>`, not `v<1.2.3>`.
+        for group in (1..=8).filter_map(|i| caps.get(i)) {
+            // An Erlang pid is a word of its own: `<0.812.0>`, not `v<1.2.3>`; Elixir
+            // inspects one as `#PID<0.812.0>`.
             let erlang = group.as_str().starts_with('<');
+            let inspected = s[..group.start()].ends_with("#PID");
             if erlang
-                && (byte_before(s, group.start()).is_some_and(is_word_byte)
+                && ((byte_before(s, group.start()).is_some_and(is_word_byte) && !inspected)
                     || byte_at(s, group.end()).is_some_and(is_word_byte))
             {
                 continue;
@@ -228,6 +238,13 @@ pub(crate) static PID_RUNTIME: Rule = Rule {
         ":warning:",
         ":fatal:",
         ":verbose",
+        ":m ",
+        ":c ",
+        ":s ",
+        ":x ",
+        " ] ",
+        "]{",
+        "):",
     ],
     gate: |f| f.digit,
     pass: pass_runtime,
@@ -245,11 +262,20 @@ pub(crate) static PID_RUNTIME: Rule = Rule {
             "[51207:775:0310/142233.118:ERROR:gpu_init.cc(457)] Passthrough",
             "[<PID>:<PID>:0310/142233.118:ERROR:gpu_init.cc(457)] Passthrough",
         ),
+        ex(
+            "2290:M 11 Jun 2026 08:00:01.117 * Ready to accept connections",
+            "<PID>:M 11 Jun 2026 08:00:01.117 * Ready to accept connections",
+        ),
+        ex(
+            "dovecot: auth-worker(7716): Error: sql: Password mismatch",
+            "dovecot: auth-worker(<PID>): Error: sql: Password mismatch",
+        ),
     ],
     negatives: &[
         "if a == 3 then",
         "requires <1.2.0> of the API",
         "[2026:11:29/10] saved",
+        "retry(3): giving up",
     ],
 };
 

@@ -920,7 +920,7 @@ fn is_word_path(body: &str) -> bool {
 
 /// Whether `-`/`_`-joined segments are mostly words: letters only, three or more, a vowel.
 fn mostly_words(body: &str) -> bool {
-    let (mut segs, mut words) = (0usize, 0usize);
+    let (mut segs, mut words, mut short) = (0usize, 0usize, true);
     for seg in name_segments(body).filter(|s| !s.is_empty()) {
         segs += 1;
         words += usize::from(
@@ -928,8 +928,11 @@ fn mostly_words(body: &str) -> bool {
                 && seg.bytes().all(|b| b.is_ascii_alphabetic())
                 && vowel_share(seg.as_bytes()) >= 0.2,
         );
+        short &= seg.len() <= 12 && !looks_random(seg);
     }
-    segs >= 3 && words * 10 >= segs * 6
+    // Or many short parts, none random, words among them: a file or package name
+    // (`OpenJDK17U-jdk_x64_linux_hotspot_17`), not a key.
+    (segs >= 3 && words * 10 >= segs * 6) || (segs >= 5 && short && words >= 2)
 }
 
 /// The parts of `s` between its `-` and `_`, as `s.split(['-', '_'])` gives them, found with
@@ -968,12 +971,18 @@ pub(crate) fn looks_random(s: &str) -> bool {
 /// (`sha256:9f86…`, an image's `@sha256:…`), or after a digest, checksum or commit key
 /// (`commit 3f2a…`, `checksum=…`). A digest names public content; it opens nothing.
 fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
-    if !run.bytes().all(|b| b.is_ascii_hexdigit())
-        || ![32, 40, 56, 64, 96, 128].contains(&run.len())
+    let before = &s[..start];
+    // OpenSSH's fingerprint: `SHA256:` and 43 base64 bytes.
+    if run.len() == 43
+        && (before.ends_with("SHA256:") || before.ends_with("sha256:"))
+        && run.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+    {
+        return true;
+    }
+    if !run.bytes().all(|b| b.is_ascii_hexdigit()) || ![32, 40, 56, 64, 96, 128].contains(&run.len())
     {
         return false;
     }
-    let before = &s[..start];
     let word = |text: &str| {
         let from = text
             .bytes()
@@ -991,17 +1000,24 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
             return true;
         }
     }
-    let key = word(before.trim_end_matches([' ', '\t', '"', '\'', ':', '=']));
-    [
-        "digest",
-        "checksum",
-        "commit",
-        "revision",
-        "sha1sum",
-        "sha256sum",
-        "md5sum",
-    ]
-    .contains(&key.as_str())
+    let head = before.trim_end_matches([' ', '\t', '"', '\'', ':', '=']);
+    let key = word(head);
+    // A public key's fingerprint: `fingerprint=…`, gpg's `using RSA key …`.
+    let key_kind = key == "key"
+        && ["rsa", "dsa", "ecdsa", "eddsa", "ed25519", "pgp", "gpg", "public", "signing"]
+            .contains(&word(head[..head.len() - 3].trim_end()).as_str());
+    key_kind
+        || [
+            "digest",
+            "checksum",
+            "commit",
+            "revision",
+            "sha1sum",
+            "sha256sum",
+            "md5sum",
+            "fingerprint",
+        ]
+        .contains(&key.as_str())
 }
 
 /// Whether the value at `start` follows a trace/span/request id key (kept for correlation).
@@ -1071,6 +1087,9 @@ pub(crate) static LONG_RUN: Rule = Rule {
         "traceId=4bf92f3577b34da6a3ce929d0e0e4736 span ok",
         "pulled app@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
         "commit 3f2a9c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c merged",
+        "256 SHA256:Qx7vL2mN8kR4tYb1ZcW7pEoA5sHj3dFgUi6nKxQe0Tw ops@ci (ED25519)",
+        "gpg: using RSA key 5F0C2E8A91B34D7766A1C0DE9B2F4A7C3D8E1F06",
+        "fetched OpenJDK21U-jre_aarch64_linux_hotspot_21.0.3_9.tar.gz",
         "[instance: b9000564-fe1a-409b-b8cc-1e88b294cd1d] VM Started",
         "[req-3ea4052c-895d-4b64-9e2d-04d64c4d94ab - -] ok",
         "AbstractSingletonProxyFactoryBeanConfigurationLoader failed",
