@@ -230,7 +230,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 76] = [
+static CATALOGUE: [&Rule; 79] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -254,6 +254,7 @@ static CATALOGUE: [&Rule; 76] = [
     &credentials::CLI_SINGLE_DASH,
     &credentials::CLI_PASSWORD,
     &credentials::STDIN,
+    &credentials::USER_PASSWORD_FLAGS,
     &credentials::ORACLE_CONNECT,
     &credentials::AUTH_HEADER,
     &credentials::PROTOCOL,
@@ -289,6 +290,8 @@ static CATALOGUE: [&Rule; 76] = [
     &tokens::AZURE_CLIENT_SECRET,
     &tokens::JWT,
     &tokens::LONG_RUN,
+    &tokens::RANDOM_RUN,
+    &tokens::PASSWORD_SHAPE,
     // URL userinfo is anything up to `@` without a `/`, quote or space: it goes after every rule
     // that can remove one of those (a secret value, a SQL string, a token ending in `/`), and
     // before the e-mail rule, which would take `pw@host`.

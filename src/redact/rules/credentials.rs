@@ -21,10 +21,11 @@ static KV_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r#"(?:\\?["'])?"#,
         r"(?:[A-Za-z0-9_.\-]*(?i-u:pass|pwd|pw|psk|secret|token|key|cred|auth|cookie|sig|session|sk|pat",
-        r"|kennwort|senha|wachtwoord|haslo|contrase|mdp|clave|access[_.\-]?id|account[_.\-]?id",
+        r"|kennwort|senha|wachtwoord|haslo|contrase|mdp|clave|losenord|salasana|heslo|parola|sifre|jelszo|lozinka|adgangskode|access[_.\-]?id|account[_.\-]?id",
         r"|sonar[_.\-]login)",
         r"[A-Za-z0-9_.\-]*|密码|口令|令牌|密钥|秘钥|密碼|金鑰|パスワード|비밀번호|пароль|Пароль|ПАРОЛЬ",
-        r"|contraseña|Contraseña|hasło|Hasło|mot de passe|Mot de passe|トークン|토큰|токен|Токен)",
+        r"|contraseña|Contraseña|hasło|Hasło|mot de passe|Mot de passe|トークン|토큰|токен|Токен",
+        r"|lösenord|Lösenord|şifre|Şifre|jelszó|Jelszó|κωδικός|Κωδικός|mật khẩu|Mật khẩu|كلمة المرور|סיסמה|पासवर्ड|รหัสผ่าน)",
         // Every assignment operator of the common languages and config formats; the longer
         // ones first, so `:=` is not read as `:` and a value starting with `=`. A `,` only
         // between two quoted strings (`setProperty("password", "x")`, checked by the pass).
@@ -38,7 +39,7 @@ static KV_RE: LazyLock<Matcher> = LazyLock::new(|| {
 /// Words that make a key secret when the key ends with them (`db_password`, `x-auth-token`).
 /// Secret words outside ASCII, matched at the end of a key (`db密码`, `Benutzer-Passwort` is
 /// ASCII and goes by the suffix list).
-const NON_ASCII_SECRET_WORDS: [&str; 16] = [
+const NON_ASCII_SECRET_WORDS: [&str; 25] = [
     "密码",
     "口令",
     "令牌",
@@ -55,14 +56,31 @@ const NON_ASCII_SECRET_WORDS: [&str; 16] = [
     "トークン",
     "토큰",
     "токен",
+    "lösenord",
+    "şifre",
+    "jelszó",
+    "κωδικός",
+    "mật khẩu",
+    "كلمة المرور",
+    "סיסמה",
+    "पासवर्ड",
+    "รหัสผ่าน",
 ];
 
-const SECRET_WORD_SUFFIXES: [&str; 28] = [
+const SECRET_WORD_SUFFIXES: [&str; 36] = [
     "passwort",
     "kennwort",
     "senha",
     "wachtwoord",
     "haslo",
+    "losenord",
+    "salasana",
+    "heslo",
+    "parola",
+    "sifre",
+    "jelszo",
+    "lozinka",
+    "adgangskode",
     "contrasena",
     "mdp",
     "passcode",
@@ -610,9 +628,11 @@ const METHOD_VALUES: [&str; 16] = [
 
 /// A signature or cipher algorithm's name in capitals (`ECDSA-P256`, `HMAC-SHA256`, `RS256`).
 fn is_algorithm_name(v: &str) -> bool {
-    ["RSA", "ECDSA", "EDDSA", "ED25519", "HMAC", "SHA", "AES", "RS", "ES", "PS", "HS"]
-        .iter()
-        .any(|a| v.starts_with(a))
+    [
+        "RSA", "ECDSA", "EDDSA", "ED25519", "HMAC", "SHA", "AES", "RS", "ES", "PS", "HS",
+    ]
+    .iter()
+    .any(|a| v.starts_with(a))
         && v.bytes()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'-')
         && v.bytes().any(|b| b.is_ascii_digit())
@@ -671,7 +691,10 @@ fn is_cmdlet(v: &str) -> bool {
 fn quoted_argument(s: &str, at: usize) -> Option<(usize, usize)> {
     let rest = &s[at..];
     let start = at + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
-    let quote = s[start..].chars().next().filter(|c| matches!(c, '\'' | '"'))?;
+    let quote = s[start..]
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '\'' | '"'))?;
     let end = s[start + 1..].find(quote)? + start + 1;
     (end > start + 1).then_some((start + 1, end))
 }
@@ -1089,6 +1112,28 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         "contrase",
         "mdp",
         "clave",
+        "losenord",
+        "salasana",
+        "heslo",
+        "parola",
+        "sifre",
+        "jelszo",
+        "lozinka",
+        "adgangskode",
+        "lösenord",
+        "Lösenord",
+        "şifre",
+        "Şifre",
+        "jelszó",
+        "Jelszó",
+        "κωδικός",
+        "Κωδικός",
+        "mật khẩu",
+        "Mật khẩu",
+        "كلمة المرور",
+        "סיסמה",
+        "पासवर्ड",
+        "รหัสผ่าน",
         "密码",
         "口令",
         "令牌",
@@ -1124,6 +1169,14 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
     pass: pass_key_values,
     matchers: &[&KV_RE],
     examples: &[
+        ex(
+            "lösenord=Vinter!Hav42 användare=lars",
+            "lösenord=<SECRET> användare=lars",
+        ),
+        ex(
+            "kullanıcı: ayse şifre: Mavi.Gece77",
+            "kullanıcı: ayse şifre: <SECRET>",
+        ),
         ex(
             "PS> $pw = ConvertTo-SecureString 'Fjord!77x' -AsPlainText -Force",
             "PS> $pw = ConvertTo-SecureString '<SECRET>' -AsPlainText -Force",
@@ -1450,6 +1503,60 @@ fn pass_stdin(s: &str, hits: &mut u32) -> Option<String> {
     }
     e.finish()
 }
+
+/// Any tool's user and password given as a pair of short flags: `-u cassandra -p x`,
+/// `-U sa -P x`, `--user u --password x` after the user, whatever the program.
+static USER_PASSWORD_FLAGS_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r#"(?:\A|[ \t])-(?:[uU][ \t=]*|-user(?:name)?(?:[ \t]+|=))['"]?[^ \t\r\n'"\-][^ \t\r\n'"]*['"]?[ \t]+"#,
+        r#"-(?:[pP][ \t=]*|-pass(?:word)?(?:[ \t]+|=))(?:'([^'\n]+)'|"([^"\n]+)"|([^ \t\r\n'"\-][^ \t\r\n'"]*))"#,
+    ))
+    .expect("constant regex")
+});
+
+fn pass_user_password_flags(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in USER_PASSWORD_FLAGS_RE.captures_iter(s) {
+        let Some(v) = (1..=3).find_map(|g| caps.get(g)) else {
+            continue;
+        };
+        // `-u root -P 3306` is a port.
+        let value = v.as_str();
+        if value.bytes().all(|b| b.is_ascii_digit())
+            || is_placeholder(value)
+            || value.starts_with('$')
+            || is_inert_value(value)
+        {
+            continue;
+        }
+        if e.replace(v.start(), v.end(), SECRET) {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static USER_PASSWORD_FLAGS: Rule = Rule {
+    id: "credential.user-password-flags",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "A password flag right after a user flag, in any tool's command line: -u user -p x, -U sa -P x, --user u --password x.",
+    keywords: &[" -p", " -P", " --pass"],
+    gate: |f| f.spaced_dash,
+    pass: pass_user_password_flags,
+    matchers: &[&USER_PASSWORD_FLAGS_RE],
+    examples: &[
+        ex(
+            "$ cqlsh seed-1 -u cassandra -p Vr8-tundra",
+            "$ cqlsh seed-1 -u cassandra -p <SECRET>",
+        ),
+        ex(
+            "influx -U admin -P 'k3ttle&Fog'",
+            "influx -U admin -P '<SECRET>'",
+        ),
+    ],
+    negatives: &["mysql -u root -P 3306 -h db", "run -u deploy -p $DEPLOY_PW"],
+};
 
 pub(crate) static STDIN: Rule = Rule {
     id: "credential.stdin",
@@ -1859,7 +1966,9 @@ fn looks_like_secret(v: &str) -> bool {
     let b = v.as_bytes();
     let letters = b.iter().any(u8::is_ascii_alphabetic);
     let digits = b.iter().any(u8::is_ascii_digit);
-    let symbols = b.iter().any(|x| x.is_ascii_punctuation() && !matches!(x, b'.' | b',' | b':' | b';' | b'/'));
+    let symbols = b
+        .iter()
+        .any(|x| x.is_ascii_punctuation() && !matches!(x, b'.' | b',' | b':' | b';' | b'/'));
     b.len() >= 6 && letters && (digits || symbols)
 }
 
@@ -1878,16 +1987,34 @@ fn pass_config_spaced(s: &str, hits: &mut u32) -> Option<String> {
         let quoted = caps.get(5).is_none();
         let value = v.as_str();
         let strong = key_words(key).0 >= 2
-            || ["pass", "password", "passwd", "pwd", "secret", "community", "psk", "passphrase"]
-                .iter()
-                .any(|w| ends_with_ci(key, w))
+            || [
+                "pass",
+                "password",
+                "passwd",
+                "pwd",
+                "secret",
+                "community",
+                "psk",
+                "passphrase",
+            ]
+            .iter()
+            .any(|w| ends_with_ci(key, w))
             || !key.is_ascii();
         // A word alone names an object (`secret "db-creds"`, `token "default"`), a password
         // word excepted; a value with a dash first is the next flag (`passwd --stdin`).
         let object_word = key_words(key).0 < 2
-            && ["secret", "token", "key", "cred", "creds", "credential", "credentials", "value"]
-                .iter()
-                .any(|w| key.eq_ignore_ascii_case(w));
+            && [
+                "secret",
+                "token",
+                "key",
+                "cred",
+                "creds",
+                "credential",
+                "credentials",
+                "value",
+            ]
+            .iter()
+            .any(|w| key.eq_ignore_ascii_case(w));
         let ok = key.starts_with(|c: char| c.is_alphabetic())
             && !object_word
             && !value.starts_with('-')
@@ -1909,7 +2036,18 @@ pub(crate) static CONFIG_SPACED: Rule = Rule {
     class: RedactionClass::Secret,
     placeholder: SECRET,
     description: "A secret key and its value with only blanks between, as device configs, consoles and tables print them: snmp-server community X, password 7 X, rcon_password \"X\", token_accessor  X, mot de passe « X ».",
-    keywords: &["pass", "pwd", "pw", "secret", "token", "community", "psk", "key", "cred", "accessor"],
+    keywords: &[
+        "pass",
+        "pwd",
+        "pw",
+        "secret",
+        "token",
+        "community",
+        "psk",
+        "key",
+        "cred",
+        "accessor",
+    ],
     gate: always,
     pass: pass_config_spaced,
     matchers: &[&CONFIG_SPACED_RE],
@@ -2242,7 +2380,7 @@ pub(crate) static PROTOCOL: Rule = Rule {
         ex("PASS Lindwurm&Tee42", "PASS <SECRET>"),
         ex(
             "AUTH LOGIN\n334 VXNlcm5hbWU6\nb3BzQGV4YW1wbGUub3Jn\n334 UGFzc3dvcmQ6\nS2Vzc2VsLUJydWNrZS05",
-            "AUTH LOGIN\n334 VXNlcm5hbWU6\nb3BzQGV4YW1wbGUub3Jn\n334 UGFzc3dvcmQ6\n<SECRET>",
+            "AUTH LOGIN\n334 VXNlcm5hbWU6\n<TOKEN>\n334 UGFzc3dvcmQ6\n<SECRET>",
         ),
         ex(
             "Option 'smtp_pass' has value 'Vi!l-Ch4rt-51'; option 'smtp_tls' has value 'true'",

@@ -259,18 +259,19 @@ fn is_workload_name(name: &str) -> bool {
     let rest = &segs[g + 1..];
     // A word and a UUID alone is a request id (`req-3ea4…`); a consumer's id has its client's
     // name and number before the UUID.
-    let uuid_tail = g >= 2
-        && rest.len() == 4
-        && [4, 4, 4, 12]
+    let uuid_from_g = segs.len() - g == 5
+        && [8, 4, 4, 4, 12]
             .iter()
-            .zip(rest)
+            .zip(&segs[g..])
             .all(|(&n, seg)| seg.len() == n && seg.bytes().all(|b| b.is_ascii_hexdigit()));
-    uuid_tail
-        || rest.iter().all(|seg| {
-            seg.bytes().all(|b| b.is_ascii_lowercase())
-                || seg.bytes().all(|b| b.is_ascii_digit())
-                || is_generated_segment(seg)
-        })
+    if uuid_from_g {
+        return g >= 2;
+    }
+    rest.iter().all(|seg| {
+        seg.bytes().all(|b| b.is_ascii_lowercase())
+            || seg.bytes().all(|b| b.is_ascii_digit())
+            || is_generated_segment(seg)
+    })
 }
 
 fn pass_workload(s: &str, hits: &mut u32) -> Option<String> {
@@ -334,6 +335,7 @@ pub(crate) static WORKLOAD: Rule = Rule {
         "file app-2024a-11-29.log rotated",
         "route gw-12345-eu ready",
         "build release-7b2c9-notes.txt",
+        "[req-9bc36dd9-91c5-4b4b-993b-429be84c0c3e - -] GET /v2",
     ],
 };
 
@@ -346,6 +348,8 @@ static CONTAINER_ID_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"(?:docker|containerd|cri-o|crio)://([0-9a-f]{12,64})(?-u:\b)",
         r"|(?:cri-containerd|docker|crio|libpod)-([0-9a-f]{64})\.scope",
         r"|(?i-u:containers?)[ /:=]+([0-9a-f]{12}|[0-9a-f]{64})(?-u:\b)",
+        // A runtime's own messages: `StartContainer for \"9c4e2b7a1f3d\"`, `container id 9c4e…`.
+        r#"|(?i-u:container)[A-Za-z]*[ \t]+(?i-u:for|id)[ \t]+\\?["']?([0-9a-f]{12}|[0-9a-f]{64})(?-u:\b)"#,
         r"|-pod([0-9a-f]{8}[_-][0-9a-f]{4}[_-][0-9a-f]{4}[_-][0-9a-f]{4}[_-][0-9a-f]{12})\.slice",
     ))
     .expect("constant regex")
@@ -354,7 +358,7 @@ static CONTAINER_ID_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_container_id(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in CONTAINER_ID_RE.captures_iter(s) {
-        let Some(v) = (1..=4).find_map(|g| caps.get(g)) else {
+        let Some(v) = (1..=5).find_map(|g| caps.get(g)) else {
             continue;
         };
         // Twelve hex digits that are all digits are a number, not an id.
@@ -378,6 +382,10 @@ pub(crate) static CONTAINER_ID: Rule = Rule {
     pass: pass_container_id,
     matchers: &[&CONTAINER_ID_RE],
     examples: &[
+        ex(
+            "msg=\"StartContainer for \\\"5d1c9e7a2b4f\\\" returns successfully\"",
+            "msg=\"StartContainer for \\\"<POD>\\\" returns successfully\"",
+        ),
         ex(
             "containerID=\"containerd://4f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\"",
             "containerID=\"containerd://<POD>\"",

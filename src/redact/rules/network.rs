@@ -822,8 +822,14 @@ pub(crate) static HOST_PLACE: Rule = Rule {
             "uri=ldaps://<HOST>:636 result=0",
         ),
         ex("ops@bastion-02:~$ uptime", "ops@<HOST>:~$ uptime"),
-        ex("[root@web01 ~]# systemctl restart nginx", "[root@<HOST> ~]# systemctl restart nginx"),
-        ex("noc@mx-edge-01> show bgp summary", "noc@<HOST>> show bgp summary"),
+        ex(
+            "[root@web01 ~]# systemctl restart nginx",
+            "[root@<HOST> ~]# systemctl restart nginx",
+        ),
+        ex(
+            "noc@mx-edge-01> show bgp summary",
+            "noc@<HOST>> show bgp summary",
+        ),
     ],
     negatives: &[
         "see file:///tmp/report.txt",

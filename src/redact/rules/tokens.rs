@@ -12,8 +12,8 @@ use std::sync::LazyLock;
 use super::super::RedactionClass;
 use super::super::rule::{Rule, always, ex};
 use super::super::text::{
-    Edit, TOKEN, byte_at, byte_before, is_word_byte, next_char, placeholder_after,
-    placeholder_before,
+    Edit, SECRET, TOKEN, byte_at, byte_before, is_placeholder, is_word_byte, next_char,
+    placeholder_after, placeholder_before,
 };
 use crate::matcher::Matcher;
 use crate::redact::prefilter::is_run_byte;
@@ -975,11 +975,14 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
     // OpenSSH's fingerprint: `SHA256:` and 43 base64 bytes.
     if run.len() == 43
         && (before.ends_with("SHA256:") || before.ends_with("sha256:"))
-        && run.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+        && run
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
     {
         return true;
     }
-    if !run.bytes().all(|b| b.is_ascii_hexdigit()) || ![32, 40, 56, 64, 96, 128].contains(&run.len())
+    if !run.bytes().all(|b| b.is_ascii_hexdigit())
+        || ![32, 40, 56, 64, 96, 128].contains(&run.len())
     {
         return false;
     }
@@ -1004,8 +1007,10 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
     let key = word(head);
     // A public key's fingerprint: `fingerprint=…`, gpg's `using RSA key …`.
     let key_kind = key == "key"
-        && ["rsa", "dsa", "ecdsa", "eddsa", "ed25519", "pgp", "gpg", "public", "signing"]
-            .contains(&word(head[..head.len() - 3].trim_end()).as_str());
+        && [
+            "rsa", "dsa", "ecdsa", "eddsa", "ed25519", "pgp", "gpg", "public", "signing",
+        ]
+        .contains(&word(head[..head.len() - 3].trim_end()).as_str());
     key_kind
         || [
             "digest",
@@ -1094,5 +1099,204 @@ pub(crate) static LONG_RUN: Rule = Rule {
         "[req-3ea4052c-895d-4b64-9e2d-04d64c4d94ab - -] ok",
         "AbstractSingletonProxyFactoryBeanConfigurationLoader failed",
         "/var/lib/kubelet/pods/volumes/kubernetes.io~configmap",
+    ],
+};
+
+// ---------------------------------------------------------------------------------------------
+// Values that look random or hand-made with no key to name them.
+
+/// The words of `s` as a value stands between blanks: every maximal run of bytes that are not
+/// blank, with the quotes and brackets around it and the punctuation that ends a sentence
+/// after it taken off.
+fn bare_words(s: &str) -> impl Iterator<Item = (usize, &str)> + '_ {
+    let b = s.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < b.len() && b[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if at >= b.len() {
+            return None;
+        }
+        let start = at;
+        while at < b.len() && !b[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        let word = &s[start..at];
+        let lead = word.len()
+            - word
+                .trim_start_matches(['"', '\'', '(', '[', '{', '<', '«', '`'])
+                .len();
+        let body = word[lead..]
+            .trim_end_matches(['"', '\'', ')', ']', '}', '>', '»', '`', ',', ';', '.', ':']);
+        Some((start + lead, body))
+    })
+}
+
+/// The symbols hand-made passwords mix in (`@`, `$`, `-`, `_`, `.`, `:`, `~` and `/` name
+/// hosts, inner classes, paths, packages and words too, so they do not count).
+fn is_password_symbol(b: u8) -> bool {
+    matches!(b, b'!' | b'#' | b'%' | b'^' | b'&' | b'*' | b'?' | b'+')
+}
+
+/// Whether `w` is shaped like a hand-made password: 8 to 40 bytes of letters, digits and
+/// symbols, with a digit, two letters and a password symbol inside, and none of the shapes that
+/// also mix them: a path, a URL, an address, a reference (`$HOME`, `%APPDATA%`), an assignment or
+/// query (`a=1&b=2`), percent-encoding, a version (`2.8.1+build.77`), a placeholder.
+fn is_password_shaped(w: &str) -> bool {
+    let b = w.as_bytes();
+    if !(8..=40).contains(&b.len()) || !b.iter().all(|x| x.is_ascii_graphic()) {
+        return false;
+    }
+    let letters = b.iter().filter(|x| x.is_ascii_alphabetic()).count();
+    let digit = b.iter().any(u8::is_ascii_digit);
+    // A symbol inside the word, not only closing it (`Done!!`, `item#`).
+    let symbol = b[..b.len() - 1].iter().any(|&x| is_password_symbol(x));
+    if letters < 2 || !digit || !symbol {
+        return false;
+    }
+    let percent_encoded = b
+        .windows(3)
+        .any(|x| x[0] == b'%' && x[1].is_ascii_hexdigit() && x[2].is_ascii_hexdigit());
+    let digits_first = b
+        .iter()
+        .position(|x| !x.is_ascii_digit())
+        .unwrap_or(b.len());
+    let version = (digits_first > 0 && b.get(digits_first) == Some(&b'.'))
+        || (b[0] == b'v' && b.get(1).is_some_and(u8::is_ascii_digit));
+    !(w.contains("://")
+        || b.iter().any(|&x| {
+            matches!(
+                x,
+                b'/' | b'\\'
+                    | b'<'
+                    | b'>'
+                    | b'='
+                    | b'('
+                    | b')'
+                    | b'['
+                    | b']'
+                    | b'{'
+                    | b'}'
+                    | b'"'
+                    | b'\''
+                    | b','
+            )
+        })
+        || w.starts_with(['$', '%', '#', '&', '*', '+', '~', '?', '!'])
+        || percent_encoded
+        || version
+        || w.contains("++")
+        || w.contains("&&")
+        || b.iter().filter(|&&x| x == b':').count() >= 2)
+}
+
+fn pass_password_shape(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for (start, w) in bare_words(s) {
+        if is_password_shaped(w) && !is_placeholder(w) && e.replace(start, start + w.len(), SECRET)
+        {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static PASSWORD_SHAPE: Rule = Rule {
+    id: "secret.password-shape",
+    class: RedactionClass::Secret,
+    placeholder: SECRET,
+    description: "A word shaped like a hand-made password with no key to name it: 8 to 40 bytes mixing letters, a digit and a symbol such as ! # % ^ & * ? +, that is no path, URL, reference, query, version or encoding.",
+    keywords: &["!", "#", "%", "^", "&", "*", "?", "+"],
+    gate: |f| f.digit,
+    pass: pass_password_shape,
+    matchers: &[],
+    examples: &[
+        ex(
+            "sapcontrol -nr 00 -user s4hadm Qu4rtz!Mole9 -function Stop",
+            "sapcontrol -nr 00 -user s4hadm <SECRET> -function Stop",
+        ),
+        ex(
+            "new password set: 7y^Kestrel-3",
+            "new password set: <SECRET>",
+        ),
+    ],
+    negatives: &[
+        "C++17 build of libfoo 2.8.1+build.77 done",
+        "GET /search?q=a%20b&page=2 200",
+        "echo $HOME2 && ls",
+        "Done!!! 42 files in 3s",
+        "issue #4412 closed, see PR #77",
+        "x+1 > y*2 in step 3",
+    ],
+};
+
+/// Whether `run`, letters and digits only, reads as random: 16 to 31 bytes with capitals,
+/// small letters and digits, the classes switching at least every third byte, and few vowels
+/// (base62 keys do; `Log4jContextSelector` and other names do not).
+fn is_random_run(run: &str) -> bool {
+    let b = run.as_bytes();
+    (16..=31).contains(&b.len())
+        && b.iter().any(u8::is_ascii_uppercase)
+        && b.iter().any(u8::is_ascii_lowercase)
+        && b.iter().filter(|x| x.is_ascii_digit()).count() >= 2
+        && class_switches(b) * 3 >= b.len()
+        && vowel_share(b) < 0.25
+}
+
+fn pass_random_run(s: &str, hits: &mut u32) -> Option<String> {
+    let b = s.as_bytes();
+    let mut e = Edit::new(s);
+    let mut at = 0;
+    while at < b.len() {
+        if !b[at].is_ascii_alphanumeric() {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while at < b.len() && b[at].is_ascii_alphanumeric() {
+            at += 1;
+        }
+        let run = &s[start..at];
+        // A run of its own: not a part of a longer token, a name or a path's word.
+        let joined =
+            |x: Option<u8>| x.is_some_and(|x| matches!(x, b'_' | b'-' | b'.' | b'+' | b'/' | b'='));
+        if !joined(byte_before(s, start))
+            && !joined(byte_at(s, at))
+            && is_random_run(run)
+            && !labelled_as_trace_id(s, start)
+            && !labelled_as_digest(s, start, run)
+            && e.replace(start, at, TOKEN)
+        {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static RANDOM_RUN: Rule = Rule {
+    id: "token.random-run",
+    class: RedactionClass::Token,
+    placeholder: TOKEN,
+    description: "A run of 16 to 31 letters and digits that reads as random (capitals, small letters and digits switching, few vowels), with no key to name it.",
+    keywords: &[],
+    gate: |f| f.digit && f.max_run >= 16,
+    pass: pass_random_run,
+    matchers: &[],
+    examples: &[
+        ex(
+            "token_accessor  Qm7Xp2Lk9Vb4Tz8Rw1Ny revoked",
+            "token_accessor  <TOKEN> revoked",
+        ),
+        ex(
+            "invite code Zx8Kq2Wm7Rt4Yb9Np3 sent",
+            "invite code <TOKEN> sent",
+        ),
+    ],
+    negatives: &[
+        "Log4jContextSelector set to AsyncLoggerContextSelector",
+        "traceId=4bf92f3577b34da6a3ce929d0e0e4736 ok",
+        "HTTP2ServerConnectionHandler started",
+        "build 20261203T142207Z",
     ],
 };
