@@ -350,6 +350,8 @@ static CONTAINER_ID_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?i-u:containers?)[ /:=]+([0-9a-f]{12}|[0-9a-f]{64})(?-u:\b)",
         // A runtime's own messages: `StartContainer for \"9c4e2b7a1f3d\"`, `container id 9c4e…`.
         r#"|(?i-u:container)[A-Za-z]*[ \t]+(?i-u:for|id)[ \t]+\\?["']?([0-9a-f]{12}|[0-9a-f]{64})(?-u:\b)"#,
+        // A Nomad allocation: `alloc 5e2b7c1d-…`, `alloc_id=…`.
+        r#"|(?-u:\b)(?i-u:alloc(?:ation)?)(?:[ _]?(?i-u:id))?[ \t=:"']+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?-u:\b)"#,
         r"|-pod([0-9a-f]{8}[_-][0-9a-f]{4}[_-][0-9a-f]{4}[_-][0-9a-f]{4}[_-][0-9a-f]{12})\.slice",
     ))
     .expect("constant regex")
@@ -358,7 +360,7 @@ static CONTAINER_ID_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_container_id(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in CONTAINER_ID_RE.captures_iter(s) {
-        let Some(v) = (1..=5).find_map(|g| caps.get(g)) else {
+        let Some(v) = (1..=6).find_map(|g| caps.get(g)) else {
             continue;
         };
         // Twelve hex digits that are all digits are a number, not an id.
@@ -377,11 +379,15 @@ pub(crate) static CONTAINER_ID: Rule = Rule {
     class: RedactionClass::Pod,
     placeholder: POD,
     description: "A container id: after a runtime scheme (`containerd://…`), in a cgroup scope, after the word container, and a pod uid in a cgroup slice.",
-    keywords: &["://", ".scope", "container", ".slice"],
+    keywords: &["://", ".scope", "container", ".slice", "alloc"],
     gate: always,
     pass: pass_container_id,
     matchers: &[&CONTAINER_ID_RE],
     examples: &[
+        ex(
+            "nomad: alloc 0c9e4b1a-7d2f-4a6e-9b3c-5f8e1d2a7b40 transitioned to failed",
+            "nomad: alloc <POD> transitioned to failed",
+        ),
         ex(
             "msg=\"StartContainer for \\\"5d1c9e7a2b4f\\\" returns successfully\"",
             "msg=\"StartContainer for \\\"<POD>\\\" returns successfully\"",

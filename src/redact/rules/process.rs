@@ -55,8 +55,18 @@ fn pass_pid(re: &Matcher, s: &str, hits: &mut u32) -> Option<String> {
             if text[..open].eq_ignore_ascii_case("sqlstate") {
                 continue;
             }
-            // One digit is a pid only in the syslog form (`launchd[1]:`); `items[3]` is an index.
-            if digits.len() < 2 && byte_at(s, m.end()) != Some(b':') {
+            // One digit is a pid only in the syslog form (`kdmflush[7]:`); `items[3]` is an
+            // index. PID 1 is init on every machine (`systemd[1]:`): it tells nothing.
+            if (digits.len() < 2 && byte_at(s, m.end()) != Some(b':')) || digits == "1" {
+                continue;
+            }
+            // .NET's console logger names its category and event id: `info: Microsoft.Hosting.
+            // Lifetime[14]`.
+            let line_start = s[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+            if ["info: ", "warn: ", "fail: ", "crit: ", "dbug: ", "trce: "]
+                .iter()
+                .any(|p| s[line_start..m.start()].trim_start() == *p)
+            {
                 continue;
             }
             (m.start() + open + 1, m.end() - 1)
@@ -159,6 +169,8 @@ pub(crate) static PID_BRACKET: Rule = Rule {
         "items[3] is null",
         "[2026-11-29] started",
         "SQLSTATE[23000]: Integrity constraint violation",
+        "systemd[1]: Started Daily apt upgrade.",
+        "info: Microsoft.Hosting.Lifetime[14]",
     ],
 };
 
@@ -199,6 +211,8 @@ static RUNTIME_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|\[ ([0-9]{1,10}) \][ \t]+(?:\{[^}\n]*\}[ \t]+)?<[A-Z][a-z]+>",
         r"|(?m:^)\[([0-9]{1,7})\]\{-?[0-9]{1,10}\}\[",
         r"|[A-Za-z][A-Za-z0-9_.\-]*[ ]?\(([0-9]{2,7})\):[ \t]",
+        // Open MPI's `[node07:39212]` (or `[<HOST>:39212]`) at a line's start.
+        r"|(?m:^)\[(?:<HOST>|[A-Za-z][A-Za-z0-9_.\-]*):([0-9]{2,7})\][ \t]",
     ))
     .expect("constant regex")
 });
@@ -206,7 +220,7 @@ static RUNTIME_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_runtime(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in RUNTIME_RE.captures_iter(s) {
-        for group in (1..=8).filter_map(|i| caps.get(i)) {
+        for group in (1..=9).filter_map(|i| caps.get(i)) {
             // An Erlang pid is a word of its own: `<0.812.0>`, not `v<1.2.3>`; Elixir
             // inspects one as `#PID<0.812.0>`.
             let erlang = group.as_str().starts_with('<');
@@ -245,6 +259,8 @@ pub(crate) static PID_RUNTIME: Rule = Rule {
         " ] ",
         "]{",
         "):",
+        "] ***",
+        "] signal:",
     ],
     gate: |f| f.digit,
     pass: pass_runtime,
@@ -269,6 +285,10 @@ pub(crate) static PID_RUNTIME: Rule = Rule {
         ex(
             "dovecot: auth-worker(7716): Error: sql: Password mismatch",
             "dovecot: auth-worker(<PID>): Error: sql: Password mismatch",
+        ),
+        ex(
+            "[cn0412:51877] *** Process received signal ***",
+            "[cn0412:<PID>] *** Process received signal ***",
         ),
     ],
     negatives: &[

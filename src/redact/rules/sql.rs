@@ -458,6 +458,12 @@ static BOUND_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?i-u:integer|numeric|decimal|date|datetime|timestamp|string|boolean|double|float|enum|uuid) (?i-u:value)[ \t]*:?[ \t]*",
         r"|(?i-u:duplicate key value is)[ \t]*",
         r"|(?-u:\b)(?i-u:with|using) (?i-u:params|parameters|binds)[ \t]*",
+        // Spring's `parameter value [x]`, and the input a server quotes back when it cannot
+        // read it (`invalid input syntax for type uuid: "x"`, `For input string: "x"`).
+        r"|(?-u:\b)(?i-u:parameter value)[ \t]*",
+        r"|(?i-u:invalid input syntax for)(?: (?i-u:type))?[ A-Za-z]*:[ \t]*",
+        r"|(?i-u:invalid input value for enum) [^:\n]+:[ \t]*",
+        r"|(?i-u:for input string):[ \t]*",
     ))
     .expect("constant regex")
 });
@@ -487,11 +493,24 @@ fn pass_bound_values(s: &str, hits: &mut u32) -> Option<String> {
     for m in BOUND_RE.find_iter(s) {
         let opener = m.as_str().trim_start().to_ascii_lowercase();
         let weak = opener.starts_with("arg") || opener.starts_with("bind");
-        if weak && !beside_statement() {
+        let at = m.end();
+        // Bind syntax says what it is with no statement beside it: `:1='x'`, `[1] 42`.
+        let bind_syntax = indexed_at(s, at).is_some() || {
+            let rest = s[at..].as_bytes();
+            matches!(rest.first(), Some(b':' | b'$' | b'@'))
+                && rest.get(1).is_some_and(u8::is_ascii_alphanumeric)
+                && s[at + 1..]
+                    .trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                    .starts_with('=')
+        };
+        if weak && !bind_syntax && !beside_statement() {
             continue;
         }
-        let at = m.end();
         let line_end = s[at..].find('\n').map_or(s.len(), |i| at + i);
+        if indexed_at(s, at).is_some() {
+            bound_indexed(s, at, line_end, &mut e, hits);
+            continue;
+        }
         match s.as_bytes().get(at) {
             Some(b'[' | b'{' | b'(') => bound_collection(s, at, line_end, &mut e, hits),
             Some(b'$' | b'@' | b':') => bound_pairs(s, at, line_end, &mut e, hits),
@@ -506,6 +525,39 @@ fn pass_bound_values(s: &str, hits: &mut u32) -> Option<String> {
         }
     }
     e.finish()
+}
+
+/// Where the value after an index `[N] ` at `at` starts (`binds: [1] 30412 [2] 'x'`).
+fn indexed_at(s: &str, at: usize) -> Option<usize> {
+    let rest = s[at..].strip_prefix('[')?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let after = rest[digits..].strip_prefix("] ")?;
+    (digits > 0).then(|| s.len() - after.len())
+}
+
+/// The values of `[1] v [2] 'w' …` from `at` up to `line_end`.
+fn bound_indexed(s: &str, mut at: usize, line_end: usize, e: &mut Edit<'_>, hits: &mut u32) {
+    let b = s.as_bytes();
+    while let Some(vs) = indexed_at(s, at).filter(|&vs| vs < line_end) {
+        let ve = match b[vs] {
+            q @ (b'\'' | b'"') => quoted_end(b, vs, q).min(line_end),
+            _ => s[vs..line_end]
+                .find([' ', '\t', ','])
+                .map_or(line_end, |k| vs + k),
+        };
+        let value = s[vs..ve].trim_matches(['\'', '"']);
+        if ve > vs && !is_inert_bound(value) && !is_placeholder(value) {
+            let with = if is_sql_number(&s[vs..ve]) { NUM } else { STR };
+            if e.replace(vs, ve, with) {
+                *hits += 1;
+            }
+        }
+        at = ve
+            + (s[ve..line_end].len() - s[ve..line_end].trim_start_matches([' ', '\t', ',']).len());
+        if at >= line_end {
+            return;
+        }
+    }
 }
 
 /// Every value of the list or map that opens at `open`, up to its close or `line_end`: quoted
@@ -626,11 +678,29 @@ pub(crate) static BOUND_VALUES: Rule = Rule {
         "###",
         " value",
         "duplicate key value",
+        "invalid input",
+        "input string",
     ],
     gate: always,
     pass: pass_bound_values,
     matchers: &[&BOUND_RE],
     examples: &[
+        ex(
+            "Binds: :1='INV-2026-0117' :2=88.40 :3=NULL",
+            "Binds: :1=<STR> :2=<NUM> :3=NULL",
+        ),
+        ex(
+            "binds: [1] 7781 [2] 'Okapi Freight' [3] NULL",
+            "binds: [1] <NUM> [2] <STR> [3] NULL",
+        ),
+        ex(
+            "Setting SQL statement parameter value: column index 2, parameter value [DE44500105175407324931], value class [java.lang.String]",
+            "Setting SQL statement parameter value: column index 2, parameter value [<STR>], value class [java.lang.String]",
+        ),
+        ex(
+            "ERROR:  invalid input syntax for type uuid: \"abc-42\"",
+            "ERROR:  invalid input syntax for type uuid: <STR>",
+        ),
         ex(
             "DETAIL:  parameters: $1 = '5521', $2 = 'OPEN'",
             "DETAIL:  parameters: $1 = <STR>, $2 = <STR>",
