@@ -53,8 +53,9 @@ pub struct Features {
     pub(crate) hash_digit: bool,
     /// A `-` and five `[a-z0-9]` where a name can end: a pod name's suffix (`-x2k4m`).
     pub(crate) pod_suffix: bool,
-    /// A segment of 5 to 16 `[a-z0-9]` with a digit between two `-`: a generated part inside a
-    /// workload's name (`-x7k2p-` in `nightly-x7k2p-fetch-3187442091`).
+    /// A segment of 5 to 16 `[a-z0-9]` with a digit between two `-`, or of 6 to 12 ending a
+    /// name: a generated part of a workload's name (`-x7k2p-` in `nightly-x7k2p-fetch-31874`,
+    /// `-ak3vxyz` in `runner-ak3vxyz`).
     pub(crate) pod_infix: bool,
     pub(crate) max_run: u32,
 }
@@ -92,7 +93,8 @@ pub(crate) fn is_run_byte(b: u8) -> bool {
 }
 
 /// Whether the `-` at `i` starts [`Features::pod_infix`]: 5 to 16 `[a-z0-9]`, a digit among
-/// them, then `-`.
+/// them, then `-`; or 6 to 12 of them where a name ends (a blank, the end, or punctuation that
+/// no placeholder holds).
 pub(crate) fn is_infix_at(bytes: &[u8], i: usize) -> bool {
     let seg = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
     let len = bytes[i + 1..]
@@ -100,8 +102,9 @@ pub(crate) fn is_infix_at(bytes: &[u8], i: usize) -> bool {
         .take(17)
         .take_while(|&&b| seg(b))
         .count();
-    (5..=16).contains(&len)
-        && bytes.get(i + 1 + len) == Some(&b'-')
+    let next = bytes.get(i + 1 + len);
+    let name_end = next.is_none_or(|b| b.is_ascii_whitespace() || b"\"',;:)]}/|=".contains(b));
+    ((5..=16).contains(&len) && next == Some(&b'-') || (6..=12).contains(&len) && name_end)
         && bytes[i + 1..i + 1 + len].iter().any(u8::is_ascii_digit)
 }
 

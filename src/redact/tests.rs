@@ -607,7 +607,11 @@ fn ips() {
 #[test]
 fn emails() {
     check("mail alice.b+x@example.co.uk now", "mail <EMAIL> now");
-    unchanged("celery@settle-worker-1 ready @here");
+    // Not an e-mail; Celery names a worker by its machine, which goes as a host.
+    check(
+        "celery@settle-worker-1 ready @here",
+        "celery@<HOST> ready @here",
+    );
 }
 
 // --- SQL ----------------------------------------------------------------------------------
@@ -1484,8 +1488,11 @@ fn byte_features_by_walking(bytes: &[u8]) -> Features {
         let after = tail.get(5..).unwrap_or_default();
         f.pod_infix |= *b == b'-' && {
             let len = tail.iter().take(17).take_while(|c| seg(c)).count();
-            (5..=16).contains(&len)
-                && tail.get(len) == Some(&b'-')
+            let end = tail
+                .get(len)
+                .is_none_or(|c| c.is_ascii_whitespace() || b"\"',;:)]}/|=".contains(c));
+            ((5..=16).contains(&len) && tail.get(len) == Some(&b'-')
+                || (6..=12).contains(&len) && end)
                 && tail[..len].iter().any(u8::is_ascii_digit)
         };
         f.pod_suffix |= *b == b'-'

@@ -241,16 +241,50 @@ fn is_generated_segment(seg: &str) -> bool {
         && ((seg.len() == 5 && in_k8s_alphabet(seg)) || ((8..=16).contains(&seg.len()) && hex))
 }
 
+/// Whether `seg`, a name's last part, reads as generated: 6 to 12 `[a-z0-9]` with a digit and
+/// two letters, from Kubernetes' alphabet or with few vowels and switching classes.
+fn is_random_tail(seg: &str) -> bool {
+    let b = seg.as_bytes();
+    let letters = b.iter().filter(|x| x.is_ascii_lowercase()).count();
+    let switches = b
+        .windows(2)
+        .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+        .count();
+    let vowels = b.iter().filter(|x| b"aeiou".contains(x)).count();
+    (6..=12).contains(&b.len())
+        && b.iter().all(|x| x.is_ascii_lowercase() || x.is_ascii_digit())
+        && letters >= 2
+        && letters < b.len()
+        // Nine or ten from Kubernetes' alphabet end a ReplicaSet's name (its pod-template hash):
+        // a controller, not an instance (see `is_pod_shape`).
+        && !(in_k8s_alphabet(seg) && (9..=10).contains(&b.len()))
+        && (in_k8s_alphabet(seg) || (switches >= 2 && vowels * 4 < letters))
+}
+
 /// Whether `name` is a workload instance with a generated part inside it: a word first, then
 /// after the generated part only words, numbers and further generated parts (Argo's
 /// `nightly-x7k2p-fetch-3187442091`, Tekton's `build-r8m2v-pod`, Spark's
 /// `etl-2f8c1a9e7b-exec-14`), or the UUID a Kafka consumer's member id ends with.
 fn is_workload_name(name: &str) -> bool {
     let segs: Vec<&str> = name.split('-').collect();
-    if segs.len() < 3
+    if segs.len() < 2
         || segs.iter().any(|s| s.is_empty())
         || !segs[0].starts_with(|c: char| c.is_ascii_lowercase())
     {
+        return false;
+    }
+    // A random last part after a word ends a runner's or an operator's name
+    // (`runner-ak3vxyz`).
+    let word_first = segs[0].len() >= 2 && segs[0].bytes().all(|b| b.is_ascii_lowercase());
+    let uuid_last = segs.len() >= 5
+        && [8, 4, 4, 4, 12]
+            .iter()
+            .zip(&segs[segs.len() - 5..])
+            .all(|(&n, seg)| seg.len() == n && seg.bytes().all(|b| b.is_ascii_hexdigit()));
+    if word_first && !uuid_last && is_random_tail(segs[segs.len() - 1]) {
+        return true;
+    }
+    if segs.len() < 3 {
         return false;
     }
     let Some(g) = (1..segs.len() - 1).find(|&i| is_generated_segment(segs[i])) else {
@@ -318,6 +352,10 @@ pub(crate) static WORKLOAD: Rule = Rule {
     matchers: &[],
     examples: &[
         ex(
+            "job 88 picked by runner-q7x2kd9 on shell executor",
+            "job 88 picked by <POD> on shell executor",
+        ),
+        ex(
             "step etl-nightly-q7b2x-extract-2291834475 OOMKilled",
             "step <POD> OOMKilled",
         ),
@@ -331,6 +369,7 @@ pub(crate) static WORKLOAD: Rule = Rule {
         ),
     ],
     negatives: &[
+        "openssl-3x86 python-3.11 libfoo-abc123d utf-8 iso-8859-1 e2e-tests",
         "image node-exporter-v1-17-2 pulled",
         "file app-2024a-11-29.log rotated",
         "route gw-12345-eu ready",

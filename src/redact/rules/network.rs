@@ -782,6 +782,11 @@ static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
         // Junos's `noc@mx-edge-01> `.
         r"|(?m:^)\[[A-Za-z_][A-Za-z0-9_.\-]*@([A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9])(?:[ \t][^\]\r\n]*)?\][ \t]*[>#$%]",
         r"|(?m:^)[a-z_][a-z0-9_\-]*@([A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9])[>#%][ \t]",
+        // A login on a machine with no domain, as ssh and scp take it: `deploy@bastion2:/tmp`.
+        r"|(?-u:\b)[a-z_][a-z0-9_\-]*@([A-Za-z][A-Za-z0-9\-]*[0-9][A-Za-z0-9\-]*)(?:[:/ \t\r\n]|\z)",
+        // Ansible's host in a task result and in the recap: `ok: [web-03]`, `web-03 : ok=12`.
+        r"|(?m:^)(?:ok|changed|fatal|failed|skipping|unreachable|included|rescued|ignored): \[([A-Za-z0-9][A-Za-z0-9_.\-]*)\]",
+        r"|(?m:^)([A-Za-z0-9][A-Za-z0-9_.\-]*)[ \t]+:[ \t]+ok=[0-9]+[ \t]+changed=",
     ))
     .expect("constant regex")
 });
@@ -789,14 +794,22 @@ static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_host_place(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in HOST_PLACE_RE.captures_iter(s) {
-        let Some(h) = (1..=4).find_map(|g| caps.get(g)) else {
+        let Some(h) = (1..=7).find_map(|g| caps.get(g)) else {
             continue;
         };
         let name = h.as_str();
         // An address is the IP rules' (`http://10.0.0.1/`); a name with no letter is no host.
+        // `actions/checkout@v4`, `app@sha256:` name a version and a digest.
+        let version = name
+            .strip_prefix(['v', 'V'])
+            .is_some_and(|r| r.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
+        let digest = ["sha1", "sha256", "sha384", "sha512", "md5"]
+            .contains(&name.to_ascii_lowercase().as_str());
         if name.bytes().all(|b| b.is_ascii_digit() || b == b'.')
             || !name.bytes().any(|b| b.is_ascii_alphabetic())
             || name.eq_ignore_ascii_case("localhost")
+            || version
+            || digest
         {
             continue;
         }
@@ -812,7 +825,20 @@ pub(crate) static HOST_PLACE: Rule = Rule {
     class: RedactionClass::Host,
     placeholder: HOST,
     description: "A host named by where it stands: after a URL's scheme and userinfo whatever its suffix, and in a shell prompt (`ops@bastion-02:~$`).",
-    keywords: &["://", "@"],
+    keywords: &[
+        "://",
+        "@",
+        "ok: [",
+        "changed: [",
+        "fatal: [",
+        "failed: [",
+        "skipping: [",
+        "unreachable: [",
+        "included: [",
+        "rescued: [",
+        "ignored: [",
+        ": ok=",
+    ],
     gate: always,
     pass: pass_host_place,
     matchers: &[&HOST_PLACE_RE],
@@ -830,11 +856,20 @@ pub(crate) static HOST_PLACE: Rule = Rule {
             "noc@mx-edge-01> show bgp summary",
             "noc@<HOST>> show bgp summary",
         ),
+        ex(
+            "scp dump.tgz ops@vault3:/srv/",
+            "scp dump.tgz ops@<HOST>:/srv/",
+        ),
+        ex(
+            "fatal: [db-replica-2]: UNREACHABLE! => {\"changed\": false}",
+            "fatal: [<HOST>]: UNREACHABLE! => {\"changed\": false}",
+        ),
     ],
     negatives: &[
         "see file:///tmp/report.txt",
         "user@:~$ ls",
         // A JS frame, not a prompt: the scheme's `//` follows the colon.
         "onclick@http://path/to/file",
+        "uses: actions/checkout@v4 and cache@v3",
     ],
 };

@@ -17,7 +17,8 @@ static PID_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?i-u:process)[_ -]?(?i-u:id)[ \t]*[:=]?[ \t]*[0-9]{1,10}",
         r"|(?i-u:process)[ \t]+[0-9]{2,10}[ \t]+\(",
         // The prose forms also with the id bracketed: `worker [4412] started`.
-        r"|(?-u:\b)(?i-u:process|proc|child|worker|subprocess|daemon)[ \t]+[0-9]{2,10}(?-u:\b)",
+        r"|(?-u:\b)(?i-u:process|proc|child|worker|subprocess|daemon|prozess|processus|proceso|processo|proces)[ \t]+[0-9]{2,10}(?-u:\b)",
+        r"|(?:процесс|Процесс|プロセス)[ \t]*[0-9]{2,10}",
         // A crash report's `Process: Name [2291]`, `Parent Process: launchd [1]`.
         r"|(?-u:\b)(?i-u:process):[ \t]+[^\[\r\n]{1,80}\[[0-9]{1,7}\]",
         r"|(?-u:\b)(?i-u:process|child|worker|subprocess|daemon|thread)[ \t]+\[[0-9]{2,20}\]",
@@ -110,12 +111,32 @@ pub(crate) static PID_FORMS: Rule = Rule {
     placeholder: PID,
     description: "A process id after a pid key (pid=123, [pid 123], process_id: 9, 进程 123), in prose (process 4242 exited, child 1234), a bracket (sshd[123], app[123/0x7f]) or nginx's pid#tid.",
     keywords: &[
-        "pid", "process", "进程", "child", "worker", "daemon", "tid", "lwp", "thread",
+        "pid",
+        "process",
+        "proc",
+        "进程",
+        "child",
+        "worker",
+        "daemon",
+        "tid",
+        "lwp",
+        "thread",
+        "prozess",
+        "proceso",
+        "processo",
+        "proces",
+        "процесс",
+        "Процесс",
+        "プロセス",
     ],
     gate: |f| f.digit,
     pass: |s, hits| pass_pid(&PID_KEY_RE, s, hits),
     matchers: &[&PID_KEY_RE],
     examples: &[
+        ex(
+            "Prozess 4412 beendet, processus 5120 relancé",
+            "Prozess <PID> beendet, processus <PID> relancé",
+        ),
         ex(
             "worker exited (pid=31245, code 137)",
             "worker exited (pid=<PID>, code 137)",

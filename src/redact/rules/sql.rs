@@ -464,6 +464,8 @@ static BOUND_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?i-u:invalid input syntax for)(?: (?i-u:type))?[ A-Za-z]*:[ \t]*",
         r"|(?i-u:invalid input value for enum) [^:\n]+:[ \t]*",
         r"|(?i-u:for input string):[ \t]*",
+        // A MongoDB shell's or driver's call: its documents' values (`db.users.find({ email: "x" })`).
+        r"|(?-u:\b)db\.[A-Za-z0-9_$]+\.[A-Za-z]+\(",
     ))
     .expect("constant regex")
 });
@@ -509,6 +511,11 @@ fn pass_bound_values(s: &str, hits: &mut u32) -> Option<String> {
         let line_end = s[at..].find('\n').map_or(s.len(), |i| at + i);
         if indexed_at(s, at).is_some() {
             bound_indexed(s, at, line_end, &mut e, hits);
+            continue;
+        }
+        // A MongoDB call: every document among its arguments, up to its closing parenthesis.
+        if opener.starts_with("db.") {
+            bound_collection(s, at - 1, line_end, &mut e, hits);
             continue;
         }
         match s.as_bytes().get(at) {
@@ -680,11 +687,16 @@ pub(crate) static BOUND_VALUES: Rule = Rule {
         "duplicate key value",
         "invalid input",
         "input string",
+        "db.",
     ],
     gate: always,
     pass: pass_bound_values,
     matchers: &[&BOUND_RE],
     examples: &[
+        ex(
+            "mongosh> db.players.updateOne({ name: \"Vela_9\" }, { $set: { coins: 4100 } })",
+            "mongosh> db.players.updateOne({ name: <STR> }, { $set: { coins: <NUM> } })",
+        ),
         ex(
             "Binds: :1='INV-2026-0117' :2=88.40 :3=NULL",
             "Binds: :1=<STR> :2=<NUM> :3=NULL",
