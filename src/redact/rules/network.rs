@@ -390,6 +390,8 @@ static CLOUD_NODE_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"(?:ip|node)-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}",
         r"|gke-[a-z0-9-]+-[0-9a-f]{8}-[a-z0-9]{4}",
         r"|aks-[a-z0-9]+-[0-9]{8}-vmss[0-9a-z]{6}",
+        // An EC2 instance id names the machine: `i-0a1b2c3d4e5f67890`, `i-1a2b3c4d`.
+        r"|i-[0-9a-f]{17}|i-[0-9a-f]{8}",
     ))
     .expect("constant regex")
 });
@@ -412,8 +414,8 @@ pub(crate) static CLOUD_NODE: Rule = Rule {
     id: "host.cloud-node",
     class: RedactionClass::Host,
     placeholder: HOST,
-    description: "A cloud node name: ip-10-0-1-23, node-10-24-8-17, gke-…-pool-<hash>-<id>, aks-<pool>-<id>-vmss<n>.",
-    keywords: &["ip-", "node-", "gke-", "aks-"],
+    description: "A cloud node name: ip-10-0-1-23, node-10-24-8-17, gke-…-pool-<hash>-<id>, aks-<pool>-<id>-vmss<n>, an EC2 instance id i-0c8e….",
+    keywords: &["ip-", "node-", "gke-", "aks-", "i-"],
     gate: always,
     pass: pass_cloud_node,
     matchers: &[&CLOUD_NODE_RE],
@@ -427,6 +429,10 @@ pub(crate) static CLOUD_NODE: Rule = Rule {
             "evicted from <HOST>",
         ),
         ex("aks-nodepool1-12345678-vmss000003 Ready", "<HOST> Ready"),
+        ex(
+            "Instance i-0c8e1f2a3b4d5e6f7 is unhealthy",
+            "Instance <HOST> is unhealthy",
+        ),
     ],
     negatives: &["ip-address missing", "node-exporter restarted"],
 };
