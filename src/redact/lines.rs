@@ -66,6 +66,9 @@ enum Open {
     Pem,
     /// A stack trace whose first lines went before: the lines that continue it go with it.
     Stack,
+    /// A password prompt, or a command that prints a secret (`vault kv get -field=password`,
+    /// `erlang:get_cookie().`): a next line that is one bare word is that secret.
+    Prompt,
     /// A table whose header names a process id column: its rows are read under it.
     Table(String),
 }
@@ -91,6 +94,7 @@ impl LineContext {
                 .then_some(("machine m login l", " ")),
             // The body goes as the PEM rule takes it: see `Redactor::redact_line`.
             Open::Pem | Open::Stack => None,
+            Open::Prompt => is_one_word(line).then_some(("password:", " ")),
             Open::Table(header) => Some((header, "\n")),
         }
     }
@@ -130,6 +134,9 @@ fn open_after(before: Open, line: &str) -> Open {
             return Open::Pem;
         }
     }
+    if opens_prompt(t) && !is_bare_secret_key(t) {
+        return Open::Prompt;
+    }
     // Most lines end in none of the bytes an opener ends in and start no netrc entry.
     let last = t.as_bytes().last().copied().unwrap_or(b' ');
     if !matches!(last, b'\\' | b'>' | b':' | b'=') && before != Open::Netrc {
@@ -163,6 +170,58 @@ fn open_after(before: Open, line: &str) -> Open {
     } else {
         Open::Nothing
     }
+}
+
+/// Words that name a secret in a prompt or in a command that prints one.
+const PROMPT_SECRET_WORDS: [&str; 8] = [
+    "password",
+    "passphrase",
+    "passwd",
+    "secret",
+    "token",
+    "cookie",
+    "api_key",
+    "apikey",
+];
+
+/// Whether `t` asks for a secret (`Enter password:`, `[sudo] password for bob:`) or is a
+/// shell's or a REPL's command that names one (`$ vault kv get -field=password x`,
+/// `(rabbit@mq)1> erlang:get_cookie().`): what the next line holds alone is that secret.
+fn opens_prompt(t: &str) -> bool {
+    let t = t.trim();
+    if t.len() > 200 {
+        return false;
+    }
+    let names_secret = |s: &str| {
+        let lower = s.to_ascii_lowercase();
+        PROMPT_SECRET_WORDS.iter().any(|w| lower.contains(w))
+    };
+    if let Some(head) = t.strip_suffix(':') {
+        // The prompt's last words name the secret; a sentence that ends in a colon is longer.
+        return head.split_whitespace().count() <= 6 && names_secret(head);
+    }
+    // A command after a prompt: `$ `, `# `, `> `, `PS C:\> `, `mongosh> `, `iex(1)> `.
+    let command = ["$ ", "# ", "> "]
+        .iter()
+        .filter_map(|p| t.find(p).map(|at| (at, p.len())))
+        .filter(|&(at, _)| at <= 40)
+        .min()
+        .map(|(at, n)| &t[at + n..]);
+    command.is_some_and(|c| !c.contains('=') || c.contains("-field="))
+        && command.is_some_and(names_secret)
+}
+
+/// Whether `line` is one word and nothing else, as a secret printed alone is.
+fn is_one_word(line: &str) -> bool {
+    let t = line.trim();
+    // Not a key (`user:`), an assignment (`GIT_ASKPASS=/usr/lib/…`), a path or a URL.
+    let assignment = t.trim_end_matches('=').contains('=');
+    (4..=200).contains(&t.len())
+        && !t.contains([' ', '\t'])
+        && !t.ends_with(':')
+        && !assignment
+        && !t.starts_with(['/', '~', '.'])
+        && !t.contains("://")
 }
 
 /// Where a line of a PEM block's body holds its base64 (16 bytes or more), inside the quotes,
@@ -456,6 +515,28 @@ mod tests {
             filter("<description>\n  rotate it\n</description>"),
             "<description>\n  rotate it\n</description>"
         );
+    }
+
+    #[test]
+    fn a_secret_printed_alone_after_a_prompt_or_a_command_is_hidden() {
+        assert_eq!(
+            filter("$ vault kv get -field=password ops/db\nQw7rT2zL\n$ ls"),
+            "$ vault kv get -field=password ops/db\n<SECRET>\n$ ls"
+        );
+        assert_eq!(
+            filter("(rabbit@mq-2)1> erlang:get_cookie().\n'KQZBHTWQLMPNVRCYFXAD'"),
+            "(rabbit@mq-2)1> erlang:get_cookie().\n'<SECRET>'"
+        );
+        assert_eq!(
+            filter("Enter passphrase for key:\nmoss-Lantern-72"),
+            "Enter passphrase for key:\n<SECRET>"
+        );
+        // A sentence after the command, a listing, a key's next key: no secret alone.
+        assert_eq!(
+            filter("$ kubectl get secrets\nNAME TYPE DATA AGE"),
+            "$ kubectl get secrets\nNAME TYPE DATA AGE"
+        );
+        assert_eq!(filter("password:\nuser:"), "password:\nuser:");
     }
 
     #[test]

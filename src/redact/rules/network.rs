@@ -805,6 +805,16 @@ fn pass_host_place(s: &str, hits: &mut u32) -> Option<String> {
         };
         let name = h.as_str();
         // An address is the IP rules' (`http://10.0.0.1/`); a name with no letter is no host.
+        // Ansible names groups too (`ok: [webservers]`): a host there has a digit, a dash or
+        // a dot.
+        let ansible = caps.get(6).or_else(|| caps.get(7)).is_some();
+        if ansible
+            && !name
+                .bytes()
+                .any(|b| b.is_ascii_digit() || b == b'-' || b == b'.')
+        {
+            continue;
+        }
         // `actions/checkout@v4`, `app@sha256:` name a version and a digest.
         let version = name
             .strip_prefix(['v', 'V'])
@@ -877,5 +887,6 @@ pub(crate) static HOST_PLACE: Rule = Rule {
         // A JS frame, not a prompt: the scheme's `//` follows the colon.
         "onclick@http://path/to/file",
         "uses: actions/checkout@v4 and cache@v3",
+        "ok: [webservers] => {\"changed\": false}",
     ],
 };
