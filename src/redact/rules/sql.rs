@@ -28,6 +28,11 @@ static SQL_START_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?i-u:delete)[ \t]+(?i-u:from)",
         r"|(?i-u:replace|merge|upsert)[ \t]+(?i-u:into)",
         r")(?-u:\b)",
+        // A statement a log quotes in part: its predicate (`WHERE email = 'x'`), a stored
+        // procedure's call (`EXEC sp_post @amt=5`, `CALL refund(42)`), a VALUES list.
+        r"|(?-u:\b)(?:WHERE|where)[ \t]+[A-Za-z_\x22`\[][A-Za-z0-9_.\x22`\]]*[ \t]*(?:=|<>|!=|>=|<=|<|>|(?i-u:like|in)(?-u:\b))",
+        r"|(?-u:\b)(?:EXEC|EXECUTE|CALL|exec|call)[ \t]+[A-Za-z_][A-Za-z0-9_.]*[ \t]*[(@]",
+        r"|(?-u:\b)VALUES[ \t]*\(",
     ))
     .expect("constant regex")
 });
@@ -339,12 +344,21 @@ pub(crate) static STATEMENT: Rule = Rule {
     placeholder: "<STR>/<NUM>",
     description: "String and numeric literals inside a SELECT, INSERT, UPDATE, DELETE, REPLACE, MERGE or UPSERT statement.",
     keywords: &[
-        "select", "insert", "update", "delete", "replace", "merge", "upsert",
+        "select", "insert", "update", "delete", "replace", "merge", "upsert", "where", "exec",
+        "call", "values",
     ],
     gate: always,
     pass: pass_sql_statements,
     matchers: &[&SQL_START_RE],
     examples: &[
+        ex(
+            "cache miss for WHERE tenant_id = 8812 AND email = 'r.kim@corp.example'",
+            "cache miss for WHERE tenant_id = <NUM> AND email = <STR>",
+        ),
+        ex(
+            "EXEC dbo.sp_post_payment @account='DE-7781', @amount=412.50",
+            "EXEC dbo.sp_post_payment @account=<STR>, @amount=<NUM>",
+        ),
         ex(
             "slow query: SELECT * FROM orders WHERE user_id = 10086 AND status = 'PAID' LIMIT 10",
             "slow query: SELECT * FROM orders WHERE user_id = <NUM> AND status = <STR> LIMIT <NUM>",
@@ -355,6 +369,8 @@ pub(crate) static STATEMENT: Rule = Rule {
         ),
     ],
     negatives: &[
+        "tell me where it hurts",
+        "call back in 5 minutes",
         "please select a plan from the list (3 options)",
         "update available: v2.4.1 released 2026-11-30",
     ],
