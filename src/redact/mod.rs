@@ -230,7 +230,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 79] = [
+static CATALOGUE: [&Rule; 80] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -313,6 +313,7 @@ static CATALOGUE: [&Rule; 79] = [
     &kubernetes::POD_AFTER_KEYWORD,
     &kubernetes::POD_NAME,
     &kubernetes::WORKLOAD,
+    &kubernetes::POD_ROW,
     &process::PID_FORMS,
     &process::PID_BRACKET,
     &process::PID_NGINX,

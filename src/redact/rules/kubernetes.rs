@@ -378,6 +378,71 @@ pub(crate) static WORKLOAD: Rule = Rule {
     ],
 };
 
+/// A row of `kubectl get pods`: the name, then READY as `n/m` and a pod phase or reason, with
+/// the namespace before it under `-A`.
+static POD_ROW_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?m:^)(?:[a-z0-9][a-z0-9\-]*[ \t]+)?([a-z0-9][a-z0-9.\-]*[a-z0-9])[ \t]+[0-9]+/[0-9]+[ \t]+",
+        r"(?:Running|Pending|Completed|Succeeded|Failed|Error|Unknown|CrashLoopBackOff|ContainerCreating",
+        r"|PodInitializing|Terminating|ImagePullBackOff|ErrImagePull|OOMKilled|Evicted|Init:[A-Za-z0-9/:]+)[ \t]",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_pod_row(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in POD_ROW_RE.captures_iter(s) {
+        if let Some(v) = caps.get(1)
+            && e.replace(v.start(), v.end(), POD)
+        {
+            *hits += 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static POD_ROW: Rule = Rule {
+    id: "pod.kubectl-row",
+    class: RedactionClass::Pod,
+    placeholder: POD,
+    description: "The name in a row of `kubectl get pods` (name, READY n/m, a phase such as Running or CrashLoopBackOff), StatefulSet pods included.",
+    keywords: &[
+        "running",
+        "pending",
+        "completed",
+        "succeeded",
+        "failed",
+        "error",
+        "unknown",
+        "crashloopbackoff",
+        "containercreating",
+        "podinitializing",
+        "terminating",
+        "imagepullbackoff",
+        "errimagepull",
+        "oomkilled",
+        "evicted",
+        "init:",
+    ],
+    gate: |f| f.digit,
+    pass: pass_pod_row,
+    matchers: &[&POD_ROW_RE],
+    examples: &[
+        ex(
+            "ledger-writer-0              1/1     Running            2          12d",
+            "<POD>              1/1     Running            2          12d",
+        ),
+        ex(
+            "payments   settle-worker-1   0/1   CrashLoopBackOff   7   3h",
+            "payments   <POD>   0/1   CrashLoopBackOff   7   3h",
+        ),
+    ],
+    negatives: &[
+        "3 of 4 checks: 2/4 Running now",
+        "NAME READY STATUS RESTARTS AGE",
+    ],
+};
+
 /// A container's id: after a runtime's scheme (`containerd://`, `docker://`, `cri-o://`), in a
 /// cgroup scope (`cri-containerd-<id>.scope`, `docker-<id>.scope`), after the word container
 /// (`Created container cafa4ad206114:`, `/containers/30e77695a046/start`), and a pod's uid in a

@@ -301,6 +301,8 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
         // A key may spell its `name` out (`Workstation Name:`, `computer name :`).
         r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn|data source)(?:[ _]name)?)["']?[ \t]*[=:][ \t]*["']?"#,
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)",
+        // A row of `kubectl get nodes`: the name, then its status and roles.
+        r"|(?m:^)([a-z0-9][a-z0-9.\-]*[a-z0-9])[ \t]+(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?[ \t]+(?:<none>|[a-z][a-z0-9,\-/.]*)[ \t]+[0-9]+[smhdy]",
         // The same keys as XML elements: `<hostname>fw01</hostname>`.
         r"|<(?i-u:host|hostname|server|servername|node|nodename|computer|computername|machine|machinename)>([A-Za-z0-9][A-Za-z0-9_.\-]*)</",
         // The key as a word before its value, in prose and config files: `hostname web-03`,
@@ -314,7 +316,7 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_host_key(s: &str, hits: &mut u32) -> Option<String> {
     let mut spans = Vec::new();
     for caps in HOST_KEY_RE.captures_iter(s) {
-        let (Some(whole), Some(v)) = (caps.get(0), (1..=3).find_map(|g| caps.get(g))) else {
+        let (Some(whole), Some(v)) = (caps.get(0), (1..=4).find_map(|g| caps.get(g))) else {
             continue;
         };
         let val = v.as_str().trim_end_matches('.');
@@ -326,7 +328,13 @@ fn pass_host_key(s: &str, hits: &mut u32) -> Option<String> {
             .trim_start_matches(['v', 'V'])
             .bytes()
             .all(|b| b.is_ascii_digit() || b == b'.');
-        if before_ok && has_digit && has_alpha && !version && !val.eq_ignore_ascii_case("localhost")
+        // A node table's first column is a node whatever its name (`master`).
+        let node_row = caps.get(2).is_some();
+        if before_ok
+            && (has_digit || node_row)
+            && has_alpha
+            && !version
+            && !val.eq_ignore_ascii_case("localhost")
         {
             spans.push((v.start(), v.start() + val.len()));
         }
@@ -350,11 +358,17 @@ pub(crate) static HOST_KEY: Rule = Rule {
         "workstation",
         "fqdn",
         "data source",
+        "ready",
+        "notready",
     ],
     gate: always,
     pass: pass_host_key,
     matchers: &[&HOST_KEY_RE],
     examples: &[
+        ex(
+            "ocp-infra-2   Ready    infra,worker   91d   v1.27.8",
+            "<HOST>   Ready    infra,worker   91d   v1.27.8",
+        ),
         ex("db_host=db01 port=5432", "db_host=<HOST> port=5432"),
         ex("\"nodeName\": \"worker3a\"", "\"nodeName\": \"<HOST>\""),
         ex(
