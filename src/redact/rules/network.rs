@@ -107,7 +107,7 @@ static HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // ASCII only (`-u`): host names are ASCII, and Unicode case folding would add `ſ`, `K`.
         r"(?i-u)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.",
-        r"(?:solutions|localdomain|internal|intranet|website|systems|digital|consul|online|agency|studio|cloud|intra|local|store|space|arpa|corp|home|info|tech|farm|shop|site|zone|asia|app|biz|com|dev|edu|gov|int|lan|mil|net|org|svc|top|xyz|ai|ca|cn|co|de|eu|hk|io|jp|ru|sg|tw|uk|us)",
+        r"(?:solutions|localdomain|internal|intranet|website|systems|digital|consul|online|agency|studio|cloud|intra|local|store|space|arpa|corp|home|info|tech|farm|shop|site|zone|asia|app|biz|com|dev|edu|gov|int|lan|mil|net|org|svc|top|xyz|ai|cn|co|de|eu|hk|io|jp|ru|sg|tw|uk)",
     ))
     .expect("constant regex")
 });
@@ -132,9 +132,7 @@ pub(crate) static FQDN: Rule = Rule {
         ".site",
         ".zone",
         ".asia",
-        ".ca",
         ".eu",
-        ".us",
         ".ai",
         ".app",
         ".arpa",
