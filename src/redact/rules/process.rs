@@ -232,6 +232,8 @@ static RUNTIME_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|\[ ([0-9]{1,10}) \][ \t]+(?:\{[^}\n]*\}[ \t]+)?<[A-Z][a-z]+>",
         r"|(?m:^)\[([0-9]{1,7})\]\{-?[0-9]{1,10}\}\[",
         r"|[A-Za-z][A-Za-z0-9_.\-]*[ ]?\(([0-9]{2,7})\):[ \t]",
+        // IBM i's qualified job name, `number/user/job`: `482913/QUSER/QZDASOINIT`.
+        r"|(?-u:\b)([0-9]{6})/[A-Z#$@][A-Z0-9_#$@]{0,9}/[A-Z#$@][A-Z0-9_#$@]{0,9}(?-u:\b)",
         // Open MPI's `[node07:39212]` (or `[<HOST>:39212]`) at a line's start.
         r"|(?m:^)\[(?:<HOST>|[A-Za-z][A-Za-z0-9_.\-]*):([0-9]{2,7})\][ \t]",
     ))
@@ -241,7 +243,7 @@ static RUNTIME_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_runtime(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in RUNTIME_RE.captures_iter(s) {
-        for group in (1..=9).filter_map(|i| caps.get(i)) {
+        for group in (1..=10).filter_map(|i| caps.get(i)) {
             // An Erlang pid is a word of its own: `<0.812.0>`, not `v<1.2.3>`; Elixir
             // inspects one as `#PID<0.812.0>`.
             let erlang = group.as_str().starts_with('<');
@@ -282,11 +284,16 @@ pub(crate) static PID_RUNTIME: Rule = Rule {
         "):",
         "] ***",
         "] signal:",
+        "/q",
     ],
     gate: |f| f.digit,
     pass: pass_runtime,
     matchers: &[&RUNTIME_RE],
     examples: &[
+        ex(
+            "Job 482913/QUSER/QZDASOINIT started on 03/12/26",
+            "Job <PID>/QUSER/QZDASOINIT started on 03/12/26",
+        ),
         ex(
             "==48211==ERROR: AddressSanitizer: heap-use-after-free",
             "==<PID>==ERROR: AddressSanitizer: heap-use-after-free",
@@ -388,7 +395,10 @@ static HEADER_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"(?:[ \t]+[A-Z]{3,5})?(?:\]\[|\][ \t]+|[ \t]+)[\[(#]?([0-9]{1,10})(?:[:/]([0-9]{1,10}))?[\])]?",
         r"(?:[ \t]+([0-9]{1,10}))?[ \t]*:?[ \t]*",
         r"(?:(?i:trace|debug|info|notice|warn|warning|error|err|fatal|crit|critical|alert|emerg|log|detail|statement|hint|context|note|system)(?-u:\b)",
-        r"|---|\[|[A-Za-z0-9_.\-]+\.[a-z]{1,4}:[0-9]+\]|[A-Za-z0-9_]+@[A-Za-z0-9_]+[ \t]|[VDIWEFA][ \t])",
+        // glog's and klog's `file.go:12]`, the file path-qualified too; MySQL's general log's
+        // commands after the connection's thread id.
+        r"|---|\[|[A-Za-z0-9_.\-/]+\.[a-z]{1,4}:[0-9]+\]|[A-Za-z0-9_]+@[A-Za-z0-9_]+[ \t]|[VDIWEFA][ \t]",
+        r"|(?:Query|Connect|Quit|Init DB|Execute|Prepare|Close stmt)[ \t])",
         r"|(?i:trace|debug|info|warn|error|fatal)[ \t]+([0-9]{1,10})[ \t]+---",
         r"|(?m:^)\[([0-9]{2,10})\][ \t]",
         r"|(?m:^)[VDIWEFA]/[A-Za-z0-9_.$\-]+[ \t]*\([ \t]*([0-9]{1,10})\):",
@@ -432,6 +442,14 @@ pub(crate) static PID_HEADER: Rule = Rule {
     pass: pass_header,
     matchers: &[&HEADER_RE],
     examples: &[
+        ex(
+            "I1203 14:22:07.118231    4411 k8s.io/client-go/tools/cache/reflector.go:539] watch closed",
+            "I1203 14:22:07.118231    <PID> k8s.io/client-go/tools/cache/reflector.go:539] watch closed",
+        ),
+        ex(
+            "2026-12-03T10:00:00.123456Z\t   19231 Query\tSELECT 1",
+            "2026-12-03T10:00:00.123456Z\t   <PID> Query\tSELECT 1",
+        ),
         ex(
             "2026-11-29 09:58:01.442 UTC [38211] ERROR:  deadlock detected",
             "2026-11-29 09:58:01.442 UTC [<PID>] ERROR:  deadlock detected",

@@ -991,7 +991,7 @@ pub(crate) static LOCATION: Rule = Rule {
     ],
     negatives: &[
         "caches synced (shared_informer.go:311)",
-        "W0101 10:00:00.000000       7 k8s.io/client-go/tools/cache/reflector.go:539] list failed",
+        "W0101 10:00:00.000000       <PID> k8s.io/client-go/tools/cache/reflector.go:539] list failed",
         "served static/app.js:8080 from cache",
         "build ok: 12 files in src/",
         // Diagnostics point at a line; they are no stack.
