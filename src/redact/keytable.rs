@@ -162,9 +162,10 @@ impl KeyTable {
     /// reaches (a state is the longest end of the bytes so far that begins a keyword, never
     /// longer than a keyword), so the lanes find what one walk finds.
     ///
-    /// A table the writer built never points past itself. Were a stored one to (only an edited
-    /// file could, and `stored_keyword_table_is_current` compares the file with a fresh build
-    /// byte for byte), every rule is opened: slower, never a missed rule, never a panic.
+    /// A table the builder built never points past itself. Were a stored one to (only a damaged
+    /// build output could, and `the_keyword_table_in_use_is_the_build_time_one` compares it with
+    /// a fresh build byte for byte), every rule is opened: slower, never a missed rule, never a
+    /// panic.
     pub(crate) fn triggers(
         &self,
         s: &(impl AsRef<[u8]> + ?Sized),
