@@ -23,7 +23,7 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::chain;
-use super::ledger_index::{self, Index, Rebuild};
+use super::ledger_index::{self, Index, Rebuild, unavailable};
 use super::preflight::History;
 use crate::contracts::LedgerRecord;
 use crate::error::{ErrorCode, ToolError};
@@ -58,19 +58,6 @@ enum Sink<'a> {
         index: Option<Index>,
     },
     Memory(&'a mut Vec<LedgerRecord>),
-}
-
-/// The ledger could not be used; the diagnostic says which step failed and the OS's reason,
-/// with a `{ledger}` marker the boundary replaces by the path.
-pub(crate) fn unavailable(step: &str, e: &std::io::Error) -> ToolError {
-    ToolError::new(
-        ErrorCode::LedgerUnavailable,
-        "the ledger cannot be created, locked, read or written",
-    )
-    .with_diagnostic(format!(
-        "cannot {step} the ledger {{ledger}}: {}",
-        crate::error::os_reason(e)
-    ))
 }
 
 /// A ledger path that exists but is not a regular file (a device, a FIFO, a folder): refused

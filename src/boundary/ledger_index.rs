@@ -38,6 +38,20 @@ use super::preflight::History;
 use super::scope::sha256_hex;
 use crate::contracts::LedgerRecord;
 
+/// The ledger could not be used (here, where the index reads it, and in `ledger`, which
+/// imports it from here); the diagnostic says which step failed and the OS's reason,
+/// with a `{ledger}` marker the boundary replaces by the path.
+pub(crate) fn unavailable(step: &str, e: &std::io::Error) -> crate::error::ToolError {
+    crate::error::ToolError::new(
+        crate::error::ErrorCode::LedgerUnavailable,
+        "the ledger cannot be created, locked, read or written",
+    )
+    .with_diagnostic(format!(
+        "cannot {step} the ledger {{ledger}}: {}",
+        crate::error::os_reason(e)
+    ))
+}
+
 /// How many buckets the runs are spread over.
 pub const BUCKETS: u32 = 1024;
 /// The bucket of records without a run id (they count for every run).
@@ -443,7 +457,7 @@ pub(crate) fn stream_records(
     let mut source = file;
     source
         .seek(SeekFrom::Start(offset))
-        .map_err(|e| super::ledger::unavailable("read", &e))?;
+        .map_err(|e| unavailable("read", &e))?;
     let mut reader = LineReader::new(BufReader::with_capacity(1 << 16, source), offset, lines);
     let corrupt = |number: u64, why: &'static str| {
         ToolError::numbered(ErrorCode::LedgerCorrupt, why, &[number])
@@ -464,7 +478,7 @@ pub(crate) fn stream_records(
                     "ledger line {} is longer than 1 MiB; repair or move the ledger",
                 ));
             }
-            Err(LineError::Io(e)) => return Err(super::ledger::unavailable("read", &e)),
+            Err(LineError::Io(e)) => return Err(unavailable("read", &e)),
         };
         if !line.complete {
             out.torn = !line.is_blank();
@@ -507,7 +521,7 @@ impl Streamed {
             return Ok(before.to_owned());
         };
         let mut line = vec![0u8; usize::try_from(len).unwrap_or(0)];
-        read_at(file, &mut line, start).map_err(|e| super::ledger::unavailable("read", &e))?;
+        read_at(file, &mut line, start).map_err(|e| unavailable("read", &e))?;
         Ok(chain::line_hash(&line))
     }
 }

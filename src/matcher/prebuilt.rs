@@ -1,12 +1,11 @@
-//! The rules' DFAs, built ahead of time and read in place from the binary.
+//! The rules' DFAs, built at build time and read in place from the binary.
 //!
-//! `prebuilt.dfa` holds, for each catalogue pattern whose DFAs are small enough, its forward
-//! and reverse dense DFAs (minimized, little-endian, as regex-automata serializes them), and
-//! `prebuilt_index.rs` says where each starts, keyed by the pattern's text: a pattern that
-//! changed is simply not found and gets compiled at start-up as before. Both files are written
-//! by the ignored test `write_prebuilt_dfas` (`cargo test --release --lib write_prebuilt_dfas
-//! -- --ignored`); the test `prebuilt_dfas_are_valid_and_current` fails when they no longer
-//! match the catalogue.
+//! The build script (`build.rs`) reads the rules' source, and for each pattern given to
+//! `Matcher::new` there whose DFAs are small enough writes its forward and reverse dense DFAs
+//! (minimized, little-endian, as regex-automata serializes them) to `prebuilt.dfa` in
+//! `OUT_DIR`, and `prebuilt_index.rs` beside it says where each starts, keyed by the pattern's
+//! text. A pattern the build script could not read is simply not found, and gets compiled at
+//! start-up. Nothing here is committed, so nothing here can be stale.
 
 use regex_automata::dfa::{dense, regex::Regex};
 
@@ -19,12 +18,12 @@ struct AlignAs<A, B: ?Sized> {
 
 static BLOB: &AlignAs<u32, [u8]> = &AlignAs {
     _align: [],
-    bytes: *include_bytes!("prebuilt.dfa"),
+    bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/prebuilt.dfa")),
 };
 
-// `INDEX`: per distinct catalogue pattern, (pattern, forward start, reverse start, end) in
-// `BLOB`; the three equal when its DFAs were too big to keep.
-include!("prebuilt_index.rs");
+// `INDEX`: per distinct pattern the build script read, (pattern, forward start, reverse start,
+// end) in `BLOB`; the three equal when its DFAs were too big to keep.
+include!(concat!(env!("OUT_DIR"), "/prebuilt_index.rs"));
 
 /// The stored pattern equal to `pattern`, and its DFAs, if they were built ahead of time.
 pub(super) fn find(pattern: &str) -> Option<(&'static str, Regex<dense::DFA<&'static [u32]>>)> {
@@ -43,11 +42,12 @@ fn read(bytes: &'static [u8]) -> Option<dense::DFA<&'static [u32]>> {
     if bytes.is_empty() {
         return None;
     }
-    // SAFETY: `bytes` is a slice of `BLOB`, which is `include_bytes!` of `prebuilt.dfa`, a file
-    // only `write_prebuilt_dfas` writes, from `to_bytes_little_endian` of DFAs this same
-    // regex-automata (pinned by Cargo.lock) built. The test `prebuilt_dfas_are_valid_and_current`
-    // includes the same file and runs every stored DFA, at exactly the offsets `INDEX` gives
-    // here, through the checked `dense::DFA::from_bytes`, and fails if one is invalid.
+    // SAFETY: `bytes` is a slice of `BLOB`, which is `include_bytes!` of `prebuilt.dfa` in this
+    // build's `OUT_DIR`, and `INDEX` the offsets written beside it. The build script of this
+    // same build wrote both, from `to_bytes_little_endian` of DFAs that the regex-automata
+    // Cargo.lock pins built, then read the file back and ran every DFA, at exactly the offsets
+    // it wrote into `INDEX`, through the checked `dense::DFA::from_bytes`, and fails the build
+    // if one is invalid. So every slice read here was checked, in this build, as these bytes.
     let (dfa, _) = unsafe { dense::DFA::from_bytes_unchecked(bytes) }.ok()?;
     Some(dfa)
 }

@@ -1,12 +1,12 @@
-//! A keyword automaton as a flat table: stored with the binary, walked without a build.
+//! A keyword automaton as a flat table: built at build time, walked without a build.
 //!
 //! The prefilter's keyword scan needs, per message, the set of rules whose keywords it holds.
 //! Building the automaton for that was the largest single cost of a short call (2M instructions
 //! and a slow NFA walk before the DFA paid off), and the automaton depends only on the
-//! catalogue. So `aho-corasick` builds its DFA once, when the table is written, and this module
-//! flattens that DFA into a table the binary carries (`keywords.table`, written by the ignored
-//! test `write_keyword_table`): a start-up reads a few headers and walks the transitions where
-//! they lie.
+//! catalogue. So the build script (`build.rs`, which includes this file) has `aho-corasick`
+//! build its DFA from the rules' keywords as they stand in their source, flattens it with
+//! [`KeyTables::write`] into `keywords.table` in `OUT_DIR`, and the binary carries that file:
+//! a start-up reads a few headers and walks the transitions where they lie.
 //!
 //! The table keeps the DFA's states and transitions and adds only what the scan needs:
 //!
@@ -19,9 +19,12 @@
 //!   the scan looks at that list only when the state opens a rule not open yet.
 //!
 //! The stored table is used only when its fingerprint, a SHA-256 of every rule's keywords in
-//! catalogue order, is the catalogue's: otherwise the table is built here, exactly as the
-//! writer builds it, so a stale file costs time, never a rule. The test
-//! `stored_keyword_table_is_current` fails when the file is stale.
+//! catalogue order, is the catalogue's: otherwise (a rule whose keywords the build script could
+//! not read) the table is built at start-up, exactly as the build script builds it, so that
+//! costs time, never a rule. A test holds the table in use to the one built at build time.
+//!
+//! This module takes keyword lists, one per rule in catalogue order, not the rule type: the
+//! build script compiles it on its own, with nothing of the crate around it.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -30,11 +33,6 @@ use std::collections::hash_map::Entry;
 use aho_corasick::automaton::Automaton;
 use aho_corasick::{Anchored, MatchKind, StartKind, dfa};
 use sha2::{Digest, Sha256};
-
-use super::rule::Rule;
-
-/// What `write_keyword_table` wrote: see the module documentation.
-static STORED: &[u8] = include_bytes!("keywords.table");
 
 /// The file's first bytes, naming its format.
 const MAGIC: &[u8; 8] = b"ACIKEYS1";
@@ -72,7 +70,7 @@ pub(crate) struct Malformed;
 
 impl KeyTable {
     /// The table of `keywords` (lowercased, each with the rules it opens).
-    pub(crate) fn build(keywords: &[(Cow<'static, str>, u128)]) -> KeyTable {
+    pub(crate) fn build(keywords: &[(Cow<'_, str>, u128)]) -> KeyTable {
         let dfa = dfa::DFA::builder()
             .match_kind(MatchKind::Standard)
             .prefilter(false)
@@ -164,9 +162,10 @@ impl KeyTable {
     /// reaches (a state is the longest end of the bytes so far that begins a keyword, never
     /// longer than a keyword), so the lanes find what one walk finds.
     ///
-    /// A table the writer built never points past itself. Were a stored one to (only an edited
-    /// file could, and `stored_keyword_table_is_current` compares the file with a fresh build
-    /// byte for byte), every rule is opened: slower, never a missed rule, never a panic.
+    /// A table the builder built never points past itself. Were a stored one to (only a damaged
+    /// build output could, and `the_keyword_table_in_use_is_the_build_time_one` compares it with
+    /// a fresh build byte for byte), every rule is opened: slower, never a missed rule, never a
+    /// panic.
     pub(crate) fn triggers(
         &self,
         s: &(impl AsRef<[u8]> + ?Sized),
@@ -260,7 +259,6 @@ impl KeyTable {
         Some(())
     }
 
-    #[cfg(test)]
     fn write(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.columns);
         for n in [
@@ -371,11 +369,14 @@ fn take(bytes: &mut &'static [u8], n: usize) -> Result<&'static [u8], Malformed>
     Ok(head)
 }
 
+/// Each rule's keywords, in catalogue order: rule `i` is bit `i` of a table's masks.
+pub(crate) type KeywordLists<'k> = [&'k [&'k str]];
+
 /// The fingerprint of `rules`' keywords: which rule holds which keyword, in order.
-pub(crate) fn fingerprint(rules: &[&Rule]) -> [u8; 32] {
+pub(crate) fn fingerprint(rules: &KeywordLists<'_>) -> [u8; 32] {
     let mut h = Sha256::new();
-    for rule in rules {
-        for k in rule.keywords {
+    for keywords in rules {
+        for k in keywords.iter() {
             h.update(k.as_bytes());
             h.update([0]);
         }
@@ -384,10 +385,63 @@ pub(crate) fn fingerprint(rules: &[&Rule]) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// The letters of a `.xy` keyword as an index in `26 * 26`, or `None` for any other keyword.
+pub(crate) fn dot_pair(keyword: &[u8]) -> Option<usize> {
+    let letter = |b: u8| {
+        b.is_ascii_alphabetic()
+            .then(|| usize::from(b.to_ascii_lowercase() - b'a'))
+    };
+    match keyword {
+        [b'.', x, y] => Some(26 * letter(*x)? + letter(*y)?),
+        _ => None,
+    }
+}
+
+/// Each keyword of `rules`, lowercased, with the rules it opens, in first-seen order.
+pub(crate) fn keywords_of<'k>(rules: &KeywordLists<'k>) -> Vec<(Cow<'k, str>, u128)> {
+    let mut all: Vec<(Cow<'k, str>, u128)> = Vec::new();
+    let mut place: HashMap<Cow<'k, str>, usize> = HashMap::new();
+    for (i, keywords) in rules.iter().enumerate() {
+        for &k in keywords.iter() {
+            let k = if k.bytes().any(|b| b.is_ascii_uppercase()) {
+                Cow::Owned(k.to_ascii_lowercase())
+            } else {
+                Cow::Borrowed(k)
+            };
+            match place.get(&k) {
+                Some(&at) => all[at].1 |= 1 << i,
+                None => {
+                    place.insert(k.clone(), all.len());
+                    all.push((k, 1 << i));
+                }
+            }
+        }
+    }
+    all
+}
+
+/// The keyword tables of `rules` but their `.xy` keywords (which the prefilter looks up on its
+/// own): what the build script stores, and what a start-up builds when the stored table's
+/// fingerprint is not the catalogue's.
+pub(crate) fn build_tables(rules: &KeywordLists<'_>) -> KeyTables {
+    let (mut ascii, mut wide) = (Vec::new(), Vec::new());
+    for (k, mask) in keywords_of(rules) {
+        match dot_pair(k.as_bytes()) {
+            Some(_) => {}
+            None if k.is_ascii() => ascii.push((k, mask)),
+            None => wide.push((k, mask)),
+        }
+    }
+    KeyTables {
+        ascii: KeyTable::build(&ascii),
+        wide: KeyTable::build(&wide),
+    }
+}
+
 impl KeyTables {
-    /// The stored tables, if they were written for `rules`.
-    pub(crate) fn stored(rules: &[&Rule]) -> Option<KeyTables> {
-        KeyTables::read(STORED, &fingerprint(rules)).ok().flatten()
+    /// The tables stored in `bytes`, if they were written for `rules`.
+    pub(crate) fn stored(bytes: &'static [u8], rules: &KeywordLists<'_>) -> Option<KeyTables> {
+        KeyTables::read(bytes, &fingerprint(rules)).ok().flatten()
     }
 
     /// `bytes` as [`KeyTables::write`] wrote them, or `None` when written for other keywords.
@@ -406,9 +460,12 @@ impl KeyTables {
         Ok(Some(KeyTables { ascii, wide }))
     }
 
-    /// The file `write_keyword_table` stores for `rules`.
-    #[cfg(test)]
-    pub(crate) fn write(&self, rules: &[&Rule]) -> Vec<u8> {
+    /// The file the build script stores for `rules`.
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "build.rs writes; the crate only reads")
+    )]
+    pub(crate) fn write(&self, rules: &KeywordLists<'_>) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
         out.extend_from_slice(&fingerprint(rules));
         self.ascii.write(&mut out);
@@ -422,33 +479,6 @@ mod tests {
     use super::*;
 
     use crate::redact::catalogue;
-    use crate::redact::prefilter::build_tables;
-
-    /// Where `write_keyword_table` writes.
-    const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/redact/keywords.table");
-
-    #[test]
-    #[ignore = "writes src/redact/keywords.table; run it after changing a rule's keywords"]
-    fn write_keyword_table() {
-        let bytes = build_tables(catalogue()).write(catalogue());
-        std::fs::write(PATH, bytes).expect("writes the keyword table");
-    }
-
-    /// The stored file is what the catalogue builds today, byte for byte, and is the one a
-    /// redactor uses.
-    #[test]
-    fn stored_keyword_table_is_current() {
-        let built = build_tables(catalogue()).write(catalogue());
-        assert!(
-            STORED == built.as_slice(),
-            "src/redact/keywords.table is stale: run \
-             `cargo test --release --lib write_keyword_table -- --ignored`"
-        );
-        assert!(
-            KeyTables::stored(catalogue()).is_some(),
-            "the stored table reads back"
-        );
-    }
 
     #[test]
     fn a_table_reads_back_as_written_and_rejects_a_cut() {
@@ -561,7 +591,7 @@ mod tests {
         ) {
             let text: String = parts.concat();
             let inside = |start: usize, end: usize| refused > 0 && (start + end).is_multiple_of(refused);
-            let tables = KeyTables::stored(catalogue()).expect("the stored table");
+            let tables = build_tables(&crate::redact::catalogue_keywords());
             for table in [&tables.ascii, &tables.wide] {
                 proptest::prop_assert_eq!(
                     table.triggers(&text, inside),

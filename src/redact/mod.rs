@@ -330,6 +330,12 @@ pub fn catalogue() -> &'static [&'static Rule] {
     &CATALOGUE
 }
 
+/// Each catalogue rule's keywords, in catalogue order: what the keyword tables are built from.
+#[cfg(test)]
+pub(crate) fn catalogue_keywords() -> Vec<&'static [&'static str]> {
+    catalogue().iter().map(|rule| rule.keywords).collect()
+}
+
 /// The catalogue as `aciproj rules` prints it: one JSON object per rule and line (`id`, `action`, `class`,
 /// `placeholder`, `description`, `keywords`, `examples` [{`input`, `output`}], `negatives`), or a
 /// table of id, class, placeholder and description with each rule's first example under it.
@@ -426,7 +432,12 @@ impl Redactor {
     /// A redactor over the whole catalogue.
     pub fn new() -> Redactor {
         Redactor {
-            prefilter: Prefilter::new(catalogue()),
+            prefilter: Prefilter::new(
+                &catalogue()
+                    .iter()
+                    .map(|r| (r.keywords, r.class))
+                    .collect::<Vec<_>>(),
+            ),
         }
     }
 

@@ -5,8 +5,8 @@
 //! from the catalogue's own keywords: a rule added with its keywords is gated by them, and one
 //! whose keywords miss a hit fails the gated-equals-ungated test that names it.
 
+#[cfg(test)]
 use std::borrow::Cow;
-use std::collections::HashMap;
 #[cfg(test)]
 use std::sync::OnceLock;
 
@@ -14,10 +14,11 @@ use std::sync::OnceLock;
 use aho_corasick::MatchKind;
 
 use super::RedactionClass;
-use super::keytable::{KeyTable, KeyTables};
-use super::rule::Rule;
+use super::keytable::{KeyTables, KeywordLists, build_tables, dot_pair};
 use super::text::{inside_placeholder, is_word_byte, placeholder_at};
-use crate::patterns::FxBuild;
+
+/// The keyword tables the build script wrote from the rules' source (see [`super::keytable`]).
+static STORED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/keywords.table"));
 
 /// What one scan of a message found; each rule runs only where its gate is open.
 ///
@@ -310,68 +311,18 @@ fn ends_label(s: &str, at: usize) -> bool {
     name_ends(s.as_bytes(), at, |&c| is_word_byte(c))
 }
 
-/// The letters of a `.xy` keyword as its index in [`Prefilter::dot_pairs`].
-fn dot_pair(keyword: &[u8]) -> Option<usize> {
-    let letter = |b: u8| {
-        b.is_ascii_alphabetic()
-            .then(|| usize::from(b.to_ascii_lowercase() - b'a'))
-    };
-    match keyword {
-        [b'.', x, y] => Some(26 * letter(*x)? + letter(*y)?),
-        _ => None,
-    }
-}
-
-/// Each keyword of `rules`, lowercased, with the rules it opens, in first-seen order.
-fn keywords_of(rules: &[&Rule]) -> Vec<(Cow<'static, str>, u128)> {
-    let mut all: Vec<(Cow<'static, str>, u128)> = Vec::new();
-    let mut place: HashMap<Cow<'static, str>, usize, FxBuild> = HashMap::default();
-    for (i, rule) in rules.iter().enumerate() {
-        for &k in rule.keywords {
-            let k = if k.bytes().any(|b| b.is_ascii_uppercase()) {
-                Cow::Owned(k.to_ascii_lowercase())
-            } else {
-                Cow::Borrowed(k)
-            };
-            match place.get(&k) {
-                Some(&at) => all[at].1 |= 1 << i,
-                None => {
-                    place.insert(k.clone(), all.len());
-                    all.push((k, 1 << i));
-                }
-            }
-        }
-    }
-    all
-}
-
-/// The keyword tables of `rules`, built: what `write_keyword_table` stores, and what a stale
-/// stored table is replaced by.
-pub(crate) fn build_tables(rules: &[&Rule]) -> KeyTables {
-    let (mut ascii, mut wide) = (Vec::new(), Vec::new());
-    for (k, mask) in keywords_of(rules) {
-        match dot_pair(k.as_bytes()) {
-            Some(_) => {}
-            None if k.is_ascii() => ascii.push((k, mask)),
-            None => wide.push((k, mask)),
-        }
-    }
-    KeyTables {
-        ascii: KeyTable::build(&ascii),
-        wide: KeyTable::build(&wide),
-    }
-}
-
 impl Prefilter {
-    /// The prefilter of `rules`: rule `i` is bit `i` of [`Features::triggers`].
-    pub(crate) fn new(rules: &[&Rule]) -> Prefilter {
+    /// The prefilter of rules with these keywords and classes, in catalogue order: rule `i` is
+    /// bit `i` of [`Features::triggers`].
+    pub(crate) fn new(rules: &[(&'static [&'static str], RedactionClass)]) -> Prefilter {
         assert!(
             rules.len() <= 128,
             "the catalogue outgrew its 128-bit rule set"
         );
+        let keywords: Vec<&[&str]> = rules.iter().map(|&(k, _)| k).collect();
         let mut dot_pairs = vec![0u128; 26 * 26];
-        for (i, rule) in rules.iter().enumerate() {
-            for k in rule.keywords {
+        for (i, keywords) in keywords.iter().enumerate() {
+            for k in keywords.iter() {
                 if let Some(at) = dot_pair(k.as_bytes()) {
                     dot_pairs[at] |= 1 << i;
                 }
@@ -380,15 +331,15 @@ impl Prefilter {
         let stack_rules = rules
             .iter()
             .enumerate()
-            .filter(|(_, rule)| rule.class == RedactionClass::Stack)
+            .filter(|(_, (_, class))| *class == RedactionClass::Stack)
             .fold(0, |set, (i, _)| set | 1 << i);
         Prefilter {
-            tables: KeyTables::stored(rules).unwrap_or_else(|| build_tables(rules)),
+            tables: stored_tables(&keywords).unwrap_or_else(|| build_tables(&keywords)),
             stack_rules,
             dot_pairs,
             user: None,
             #[cfg(test)]
-            all: keywords_of(rules),
+            all: super::keytable::keywords_of(&keywords),
             #[cfg(test)]
             oracle: OnceLock::new(),
         }
@@ -465,7 +416,7 @@ impl Prefilter {
                 .match_kind(MatchKind::Standard)
                 .build(&patterns)
                 .expect("constant patterns");
-            Box::new((reference, masks, build_tables(super::catalogue())))
+            Box::new((reference, masks, build_tables(&super::catalogue_keywords())))
         });
         // The keywords but the `.xy` ones; those that end a label; all of those.
         let (mut want, mut ending, mut pairs) = (0, 0, 0);
@@ -488,5 +439,33 @@ impl Prefilter {
         let inside = |start, end| inside_placeholder(s, start, end);
         let fresh = built.ascii.triggers(s, inside) | built.wide.triggers(s, inside) | dots;
         [own, fresh, want]
+    }
+}
+
+/// The tables the build script stored, if they were built for `rules`' keywords.
+fn stored_tables(rules: &KeywordLists<'_>) -> Option<KeyTables> {
+    KeyTables::stored(STORED, rules)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keyword tables in use are the ones built at build time from the rules' source: the
+    /// build script read every rule's keywords as the catalogue holds them (same fingerprint),
+    /// and built them as the crate builds them, byte for byte. Nothing here can go stale: the
+    /// table is rebuilt with every build that changes a rule.
+    #[test]
+    fn the_keyword_table_in_use_is_the_build_time_one() {
+        let keywords = super::super::catalogue_keywords();
+        assert!(
+            stored_tables(&keywords).is_some(),
+            "build.rs read other keywords than the catalogue holds: a rule's `keywords` it \
+             cannot read, or a rule missing from its reading of `CATALOGUE`"
+        );
+        assert!(
+            STORED == build_tables(&keywords).write(&keywords).as_slice(),
+            "build.rs built another table than `build_tables` does"
+        );
     }
 }
