@@ -658,7 +658,13 @@ fn rules_command(args: &RulesArgs) -> u8 {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let text = aciproj::untrusted::describe_rules_with(args.json, loaded.as_ref());
+    // Both catalogues: the redaction rules (a rules file's after the built-in ones), then the
+    // flag rules.
+    let mut text = match loaded.as_ref() {
+        Some(r) => aciproj::redact::describe_catalogue_with(r, args.json),
+        None => aciproj::redact::describe_catalogue(args.json),
+    };
+    text.push_str(&aciproj::untrusted::describe_flag_rules(args.json));
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())

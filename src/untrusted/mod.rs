@@ -222,19 +222,11 @@ pub fn scan_all<'s>(strings: impl IntoIterator<Item = &'s str>) -> Findings {
         .fold(Findings::default(), |acc, s| Findings(acc.0 | scan(s).0))
 }
 
-/// Both catalogues as `aciproj rules` prints them: the redaction rules (`"action": "redact"`)
-/// and then the flag rules (`"action": "flag"`), as a table or as one JSON object per line.
-pub fn describe_rules(json: bool) -> String {
-    describe_rules_with(json, None)
-}
-
-/// [`describe_rules`] with a rules file's redactor: its user rules after the built-in ones, and
-/// the built-in rules it turns off marked.
-pub fn describe_rules_with(json: bool, redactor: Option<&crate::redact::Redactor>) -> String {
-    let mut out = match redactor {
-        Some(r) => crate::redact::describe_catalogue_with(r, json),
-        None => crate::redact::describe_catalogue(json),
-    };
+/// The flag rules as `aciproj rules` prints them after the redaction rules (`"action":
+/// "flag"`), as a table or as one JSON object per line. The caller puts the redaction catalogue
+/// first (`redact::describe_catalogue`), so this module needs nothing of `redact`.
+pub fn describe_flag_rules(json: bool) -> String {
+    let mut out = String::new();
     for rule in catalogue() {
         if json {
             let doc = serde_json::json!({
