@@ -58,6 +58,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::cache::ClearingMap;
 
+mod align;
 mod spans;
 
 /// Stable identifier of one cluster of a [`TemplateMiner`]; ids are dense, from 0, in order
@@ -281,7 +282,12 @@ impl TemplateMiner {
     pub fn template(&self, id: PatternId) -> &str {
         let merged = self.merged.get_or_init(|| {
             let texts: Vec<&str> = self.clusters.iter().map(|c| c.template.as_str()).collect();
-            spans::merge(&texts)
+            let spans = spans::merge(&texts);
+            let aligned = align::merge(&spans.texts);
+            spans::Merged {
+                of: spans.of.iter().map(|&t| aligned.of[t as usize]).collect(),
+                texts: aligned.texts,
+            }
         });
         merged
             .of
@@ -679,9 +685,10 @@ fn is_long_hex(seg: &[u8]) -> bool {
 
 /// Units of size and time: after a number they belong to its value (`12 KB`, `3 ms`).
 fn is_unit(t: &str) -> bool {
-    const UNITS: [&str; 16] = [
+    const UNITS: [&str; 29] = [
         "B", "bytes", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "ms", "us", "µs", "ns",
-        "s", "sec",
+        "s", "sec", "secs", "seconds", "m", "min", "mins", "minutes", "h", "hr", "hrs", "hours",
+        "d", "day", "days",
     ];
     UNITS.contains(&t)
 }

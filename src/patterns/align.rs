@@ -1,0 +1,390 @@
+//! Merging templates whose differences are runs of values that differ in length.
+//!
+//! Why: the miner compares messages position by position, and `spans` merges templates that
+//! differ inside *one* span; an event with two or three parameters of varying length (a list
+//! of one to six items *and* a path, a quoted reason *and* a duration) still gives most of its
+//! lines a template of their own, because no two of them agree outside one span.
+//!
+//! What it does, over the finished templates: two templates with the same leading token are
+//! aligned token by token (the longest common subsequence), and they are one event when every
+//! stretch where they disagree (a *gap*) is a run of values on both sides: tokens holding a
+//! mask or a placeholder, data-like tokens, paths, `key=value` pairs, and the words inside a
+//! quoted or bracketed group (or after a qualified type's `Name:`, an exception's message). A
+//! gap whose two sides have the same length must also have a `<*>` on one side: a slot the
+//! miner already found variable absorbs a literal, but two literals of one length are the
+//! miner's call (it keeps `GET` and `POST`, `<IP>` and `<HOST>`, apart on purpose). Each gap
+//! becomes one `<*>`. Templates are folded greedily, in order, into the first representative
+//! they unify with, and representatives are then unified with each other until nothing
+//! changes, so a template only ever generalizes.
+//!
+//! Why constants stay apart: a plain word outside a group is never part of a gap, so `cache
+//! hit for` and `cache miss for` never align into one event, whatever values follow.
+//! Trade-off: two events told apart only by a constant *inside* a quoted or bracketed group of
+//! different lengths (`"GET /a HTTP/1.1"` and `"POST /a/b c HTTP/1.1"`) are read as one. Work is
+//! bounded: at most [`MAX_REPS`] representatives per leading token are compared, each
+//! comparison costs the product of the two lengths (at most 64 tokens each), and it runs over
+//! templates, not lines.
+
+use std::collections::HashMap;
+
+use super::spans::Merged;
+use super::{WILDCARD, has_placeholder};
+
+/// Representatives compared per leading token; past it a template stays as it is.
+const MAX_REPS: usize = 64;
+/// Rounds of unifying representatives with each other; each only generalizes.
+const MAX_ROUNDS: usize = 4;
+/// The most tokens a quoted or bracketed group may span.
+const MAX_GROUP: usize = 16;
+
+/// One template: its tokens, which of them may sit in a gap, and which `<*>` stand for a run
+/// of values of varying length (made here from such a gap).
+#[derive(Clone)]
+struct Tpl {
+    tokens: Vec<Box<str>>,
+    valueish: Vec<bool>,
+    spanning: Vec<bool>,
+}
+
+impl Tpl {
+    fn new(tokens: Vec<Box<str>>, spanning: Vec<bool>) -> Self {
+        let valueish = valueish(&tokens);
+        Tpl {
+            tokens,
+            valueish,
+            spanning,
+        }
+    }
+
+    fn parse(text: &str) -> Self {
+        let tokens: Vec<Box<str>> = text
+            .split(' ')
+            .filter(|t| !t.is_empty())
+            .map(Box::from)
+            .collect();
+        let spanning = vec![false; tokens.len()];
+        Tpl::new(tokens, spanning)
+    }
+
+    /// A constant word: the only kind of token an alignment anchors on.
+    fn anchor(&self, i: usize) -> bool {
+        !self.valueish[i]
+    }
+}
+
+/// Merges the templates (by their texts) whose gaps are all runs of values.
+pub(super) fn merge(texts: &[Box<str>]) -> Merged {
+    let mut reps: Vec<Tpl> = Vec::new();
+    // forward[r]: the representative r was folded into (itself while alive).
+    let mut forward: Vec<u32> = Vec::new();
+    let mut by_key: HashMap<Box<str>, Vec<u32>> = HashMap::new();
+    let mut of: Vec<u32> = Vec::with_capacity(texts.len());
+    for text in texts {
+        let t = Tpl::parse(text);
+        let key: Box<str> = t.tokens.first().cloned().unwrap_or_default();
+        let list = by_key.entry(key).or_default();
+        let mut joined = None;
+        for &r in list.iter().take(MAX_REPS) {
+            if let Some(u) = unify(&reps[r as usize], &t) {
+                reps[r as usize] = u;
+                joined = Some(r);
+                break;
+            }
+        }
+        let r = joined.unwrap_or_else(|| {
+            let r = reps.len() as u32;
+            reps.push(t);
+            forward.push(r);
+            list.push(r);
+            r
+        });
+        of.push(r);
+    }
+    // A representative that generalized may now unify with one made before it.
+    for _ in 0..MAX_ROUNDS {
+        let mut changed = false;
+        for list in by_key.values_mut() {
+            let mut kept: Vec<u32> = Vec::with_capacity(list.len());
+            for &r in list.iter() {
+                let mut into = None;
+                for &k in kept.iter().take(MAX_REPS) {
+                    if let Some(u) = unify(&reps[k as usize], &reps[r as usize]) {
+                        into = Some((k, u));
+                        break;
+                    }
+                }
+                match into {
+                    Some((k, u)) => {
+                        reps[k as usize] = u;
+                        forward[r as usize] = k;
+                        changed = true;
+                    }
+                    None => kept.push(r),
+                }
+            }
+            *list = kept;
+        }
+        if !changed {
+            break;
+        }
+    }
+    let resolve = |mut r: u32| {
+        while forward[r as usize] != r {
+            r = forward[r as usize];
+        }
+        r
+    };
+    let mut out: Vec<Box<str>> = Vec::new();
+    let mut slot: HashMap<u32, u32> = HashMap::new();
+    let mut by_text: HashMap<Box<str>, u32> = HashMap::new();
+    let of = of
+        .iter()
+        .map(|&r| {
+            let r = resolve(r);
+            *slot.entry(r).or_insert_with(|| {
+                let text: Box<str> = reps[r as usize].tokens.join(" ").into();
+                let next = out.len() as u32;
+                let id = *by_text.entry(text.clone()).or_insert(next);
+                if id == next {
+                    out.push(text);
+                }
+                id
+            })
+        })
+        .collect();
+    Merged { texts: out, of }
+}
+
+/// The template both read as, when every gap between their common constant words is a run of
+/// values on both sides and at least one gap differs in length.
+fn unify(a: &Tpl, b: &Tpl) -> Option<Tpl> {
+    if a.tokens == b.tokens {
+        return Some(a.clone());
+    }
+    let (n, m) = (a.tokens.len(), b.tokens.len());
+    let same = |i: usize, j: usize| a.anchor(i) && b.anchor(j) && a.tokens[i] == b.tokens[j];
+    // lcs[i][j]: the most common anchors of a[i..] and b[j..], in order.
+    let w = m + 1;
+    let mut lcs = vec![0u16; (n + 1) * w];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i * w + j] = if same(i, j) {
+                lcs[(i + 1) * w + j + 1] + 1
+            } else {
+                lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
+            };
+        }
+    }
+    if lcs[0] == 0 {
+        return None;
+    }
+    let mut out = Out::default();
+    let mut lengths = false;
+    let (mut i, mut j) = (0, 0);
+    let (mut gi, mut gj) = (0, 0); // where the current gap started
+    loop {
+        let matched = i < n && j < m && same(i, j);
+        if matched || i == n && j == m {
+            match gap(a, gi..i, b, gj..j, &mut out) {
+                Gap::Constant => return None,
+                Gap::Lengths => lengths = true,
+                Gap::Values => {}
+            }
+            if !matched {
+                break;
+            }
+            out.push(&a.tokens[i], false);
+            i += 1;
+            j += 1;
+            (gi, gj) = (i, j);
+        } else if j == m || (i < n && lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    lengths.then(|| Tpl::new(out.tokens, out.spanning))
+}
+
+/// The merged template being written: a run of `<*>` is kept as one.
+#[derive(Default)]
+struct Out {
+    tokens: Vec<Box<str>>,
+    spanning: Vec<bool>,
+}
+
+impl Out {
+    fn push(&mut self, token: &str, spanning: bool) {
+        if token == WILDCARD && self.tokens.last().is_some_and(|l| &**l == WILDCARD) {
+            if let Some(s) = self.spanning.last_mut() {
+                *s |= spanning;
+            }
+            return;
+        }
+        self.tokens.push(token.into());
+        self.spanning.push(spanning);
+    }
+}
+
+/// What one gap of an alignment says.
+#[derive(PartialEq)]
+enum Gap {
+    /// Not a run of values on both sides: the templates are different events.
+    Constant,
+    /// Runs of values of different lengths (or one side a `<*>` that stood for such runs): a
+    /// variable-length parameter.
+    Lengths,
+    /// The same, or runs of values of one length: a parameter position, if the templates are
+    /// one event at all.
+    Values,
+}
+
+/// Reads one gap and writes what the merged template shows there. Tokens the two sides share
+/// at its ends are kept; what is left must be non-empty on both sides (an optional field,
+/// present or absent, is often an event of its own) and values only.
+fn gap(
+    a: &Tpl,
+    ra: std::ops::Range<usize>,
+    b: &Tpl,
+    rb: std::ops::Range<usize>,
+    out: &mut Out,
+) -> Gap {
+    let (x, y) = (&a.tokens[ra.clone()], &b.tokens[rb.clone()]);
+    if x == y {
+        for (k, t) in x.iter().enumerate() {
+            out.push(t, a.spanning[ra.start + k] || b.spanning[rb.start + k]);
+        }
+        return Gap::Values;
+    }
+    // A lone `<*>` is not trimmed: it may stand for the whole run on the other side.
+    let keep = |p: &Box<str>, q: &Box<str>| p == q && &**p != WILDCARD;
+    let head = x.iter().zip(y).take_while(|(p, q)| keep(p, q)).count();
+    let tail = x[head..]
+        .iter()
+        .rev()
+        .zip(y[head..].iter().rev())
+        .take_while(|(p, q)| keep(p, q))
+        .count();
+    let (ra, rb) = (
+        ra.start + head..ra.end - tail,
+        rb.start + head..rb.end - tail,
+    );
+    let values = |t: &Tpl, r: &std::ops::Range<usize>| {
+        !r.is_empty() && t.valueish[r.clone()].iter().all(|&v| v)
+    };
+    if !values(a, &ra) || !values(b, &rb) {
+        return Gap::Constant;
+    }
+    let spans = |t: &Tpl, r: &std::ops::Range<usize>| t.spanning[r.clone()].iter().any(|&s| s);
+    let varies = ra.len() != rb.len() || spans(a, &ra) || spans(b, &rb);
+    // Position by position, two different keys are two different fields.
+    if !varies
+        && a.tokens[ra.clone()]
+            .iter()
+            .zip(&b.tokens[rb.clone()])
+            .any(|(p, q)| matches!((key_of(p), key_of(q)), (Some(k), Some(l)) if k != l))
+    {
+        return Gap::Constant;
+    }
+    for t in &x[..head] {
+        out.push(t, false);
+    }
+    out.push(WILDCARD, varies);
+    for t in &x[x.len() - tail..] {
+        out.push(t, false);
+    }
+    if varies { Gap::Lengths } else { Gap::Values }
+}
+
+/// Which tokens may sit in a gap: values, and every token of a bound group.
+fn valueish(tokens: &[Box<str>]) -> Vec<bool> {
+    let mut v: Vec<bool> = tokens.iter().map(|t| is_value_token(t)).collect();
+    let mut i = 0;
+    while i < tokens.len() {
+        if let Some(end) = group_end(tokens, i) {
+            // Bare punctuation stays a marker, even inside a group.
+            for k in i..=end {
+                v[k] |= tokens[k]
+                    .bytes()
+                    .any(|b| b.is_ascii_alphanumeric() || b >= 0x80);
+            }
+            i = end + 1;
+        } else if is_qualified_label(&tokens[i]) {
+            // `java.io.IOException: disk is full`: the message belongs to the exception.
+            v[i..].iter_mut().for_each(|x| *x = true);
+            break;
+        } else {
+            i += 1;
+        }
+    }
+    v
+}
+
+/// A value on its own: a mask, a placeholder, a digit, a dotted name, a path, or
+/// `key=value`. Bare punctuation (`****`, `-`) is not one: it is a constant marker.
+fn is_value_token(t: &str) -> bool {
+    t.contains(WILDCARD)
+        || has_placeholder(t)
+        || t.bytes().any(|b| b.is_ascii_digit())
+        || t.bytes().filter(|&b| b == b'.').count() >= 2
+        || (t.contains('/') && t.len() > 1)
+        || key_of(t).is_some()
+}
+
+/// The key of a `key=value` token.
+fn key_of(t: &str) -> Option<&str> {
+    let k = t.find('=')?;
+    let key = t[..k].trim_start_matches(['{', '(', '[', ',']);
+    (!key.is_empty()
+        && k + 1 < t.len()
+        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    .then_some(key)
+}
+
+/// A qualified type name ending in a colon (`java.io.IOException:`): what follows is its message.
+fn is_qualified_label(t: &str) -> bool {
+    t.len() > 1
+        && t.ends_with(':')
+        && t.bytes().filter(|&b| b == b'.').count() >= 2
+        && t.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'$' | b':'))
+}
+
+/// The last token of the quoted or bracketed group that opens at token `i`, if it closes
+/// within [`MAX_GROUP`] tokens.
+fn group_end(tokens: &[Box<str>], i: usize) -> Option<usize> {
+    let first = tokens[i].as_bytes();
+    let open = *first.first()?;
+    let close = match open {
+        b'"' => b'"',
+        b'\'' => b'\'',
+        b'(' => b')',
+        b'[' => b']',
+        b'{' => b'}',
+        _ => return None,
+    };
+    let quote = open == close;
+    let mut depth = 0i32;
+    for (k, t) in tokens.iter().enumerate().skip(i).take(MAX_GROUP) {
+        let bytes = t.as_bytes();
+        if quote {
+            let trimmed = t.trim_end_matches([',', '.', ';', ':', ')', ']']);
+            let closes = trimmed.as_bytes().last() == Some(&close);
+            if closes && (k > i || trimmed.len() > 1) {
+                return Some(k);
+            }
+            continue;
+        }
+        for &b in bytes {
+            if b == open {
+                depth += 1;
+            } else if b == close {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+        }
+    }
+    None
+}
