@@ -44,15 +44,18 @@ struct Tpl {
     tokens: Vec<Box<str>>,
     valueish: Vec<bool>,
     spanning: Vec<bool>,
+    /// Inside a `{…}` record, whose field names are its shape.
+    record: Vec<bool>,
 }
 
 impl Tpl {
     fn new(tokens: Vec<Box<str>>, spanning: Vec<bool>) -> Self {
-        let valueish = valueish(&tokens);
+        let (valueish, record) = valueish(&tokens);
         Tpl {
             tokens,
             valueish,
             spanning,
+            record,
         }
     }
 
@@ -276,7 +279,14 @@ fn gap(
         return Gap::Constant;
     }
     let spans = |t: &Tpl, r: &std::ops::Range<usize>| t.spanning[r.clone()].iter().any(|&s| s);
-    let varies = ra.len() != rb.len() || spans(a, &ra) || spans(b, &rb);
+    let lone =
+        |t: &Tpl, r: &std::ops::Range<usize>| r.len() == 1 && &*t.tokens[r.start] == WILDCARD;
+    let varies =
+        ra.len() != rb.len() || spans(a, &ra) || spans(b, &rb) || lone(a, &ra) || lone(b, &rb);
+    // A record's field names are its shape: two records with different fields are two events.
+    if !same_fields(a, &ra, b, &rb) {
+        return Gap::Constant;
+    }
     // Position by position, two different keys are two different fields.
     if !varies
         && a.tokens[ra.clone()]
@@ -296,18 +306,37 @@ fn gap(
     if varies { Gap::Lengths } else { Gap::Values }
 }
 
+/// Whether the record fields in two gap sides have the same names in the same order.
+fn same_fields(a: &Tpl, ra: &std::ops::Range<usize>, b: &Tpl, rb: &std::ops::Range<usize>) -> bool {
+    let fields = |t: &'_ Tpl, r: &std::ops::Range<usize>| -> Vec<Box<str>> {
+        r.clone()
+            .filter(|&k| t.record[k])
+            .filter_map(|k| key_of(&t.tokens[k]).map(Box::from))
+            .collect()
+    };
+    fields(a, ra) == fields(b, rb)
+}
+
 /// Which tokens may sit in a gap: values, and every token of a bound group.
-fn valueish(tokens: &[Box<str>]) -> Vec<bool> {
+fn valueish(tokens: &[Box<str>]) -> (Vec<bool>, Vec<bool>) {
     let mut v: Vec<bool> = tokens.iter().map(|t| is_value_token(t)).collect();
+    let mut record = vec![false; tokens.len()];
     let mut i = 0;
     while i < tokens.len() {
         if let Some(end) = group_end(tokens, i) {
+            if tokens[i].starts_with('{') {
+                record[i..=end].iter_mut().for_each(|x| *x = true);
+            }
             // Bare punctuation stays a marker, even inside a group.
             for k in i..=end {
                 v[k] |= tokens[k]
                     .bytes()
                     .any(|b| b.is_ascii_alphanumeric() || b >= 0x80);
             }
+            i = end + 1;
+        } else if let Some(end) = statement_end(tokens, i) {
+            // A whole SQL statement is one value: its shape varies with every query.
+            v[i..=end].iter_mut().for_each(|x| *x = true);
             i = end + 1;
         } else if is_qualified_label(&tokens[i]) {
             // `java.io.IOException: disk is full`: the message belongs to the exception.
@@ -317,7 +346,7 @@ fn valueish(tokens: &[Box<str>]) -> Vec<bool> {
             i += 1;
         }
     }
-    v
+    (v, record)
 }
 
 /// A value on its own: a mask, a placeholder, a digit, a dotted name, a path, or
@@ -339,6 +368,37 @@ fn key_of(t: &str) -> Option<&str> {
         && k + 1 < t.len()
         && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
     .then_some(key)
+}
+
+/// The last token of a SQL statement that starts at token `i`: a verb, then clauses whose
+/// keywords are capitals, each followed by names, values and punctuation; it ends before the
+/// first plain word that no keyword or comma leads into. `None` without a clause keyword.
+fn statement_end(tokens: &[Box<str>], i: usize) -> Option<usize> {
+    const VERBS: [&str; 4] = ["SELECT", "INSERT", "UPDATE", "DELETE"];
+    const CLAUSES: [&str; 5] = ["FROM", "SET", "INTO", "WHERE", "VALUES"];
+    if !VERBS.contains(&&*tokens[i]) {
+        return None;
+    }
+    let keyword = |t: &str| t.len() >= 2 && t.bytes().all(|b| b.is_ascii_uppercase());
+    let mut end = i;
+    let mut clause = false;
+    for k in i + 1..tokens.len() {
+        let t = &*tokens[k];
+        let prev = &*tokens[k - 1];
+        let led =
+            keyword(prev) || prev.ends_with([',', '(', '=']) || matches!(prev, "=" | "<" | ">");
+        let part = keyword(t)
+            || is_value_token(t)
+            || t.bytes()
+                .any(|b| matches!(b, b'(' | b')' | b',' | b'=' | b'*' | b'\''))
+            || led;
+        if !part {
+            break;
+        }
+        clause |= CLAUSES.contains(&t);
+        end = k;
+    }
+    clause.then_some(end)
 }
 
 /// A qualified type name ending in a colon (`java.io.IOException:`): what follows is its message.
