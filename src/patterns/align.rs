@@ -6,16 +6,18 @@
 //! lines a template of their own, because no two of them agree outside one span.
 //!
 //! What it does, over the finished templates: two templates with the same leading token are
-//! aligned token by token (the longest common subsequence), and they are one event when every
-//! stretch where they disagree (a *gap*) is a run of values on both sides: tokens holding a
-//! mask or a placeholder, data-like tokens, paths, `key=value` pairs, and the words inside a
-//! quoted or bracketed group (or after a qualified type's `Name:`, an exception's message). A
-//! gap whose two sides have the same length must also have a `<*>` on one side: a slot the
-//! miner already found variable absorbs a literal, but two literals of one length are the
-//! miner's call (it keeps `GET` and `POST`, `<IP>` and `<HOST>`, apart on purpose). Each gap
-//! becomes one `<*>`. Templates are folded greedily, in order, into the first representative
-//! they unify with, and representatives are then unified with each other until nothing
-//! changes, so a template only ever generalizes.
+//! aligned on their common constant words (the longest common subsequence of the tokens that
+//! are not values), and they are one event when every stretch between those words where they
+//! disagree (a *gap*, less the tokens both sides share at its ends) is a non-empty run of
+//! values on both sides, and at least one gap differs in length (or is a lone `<*>`, a slot
+//! already found variable). Values are tokens holding a mask, a placeholder or a digit, dotted
+//! names, paths, `key=value` pairs, the words of a quoted or bracketed group, a whole SQL
+//! statement, and the message after a qualified type's `Name:`. Each gap becomes one `<*>`.
+//! An empty side (a field present or absent), bare punctuation (`****`), two different keys in
+//! one position, and records (`{…}`) with other field names keep events apart: Loghub's
+//! labels count each as an event of its own. Templates are folded greedily, in order, into the
+//! first representative they unify with, and representatives are then unified with each other
+//! until nothing changes, so a template only ever generalizes.
 //!
 //! Why constants stay apart: a plain word outside a group is never part of a gap, so `cache
 //! hit for` and `cache miss for` never align into one event, whatever values follow.
@@ -260,7 +262,7 @@ fn gap(
         return Gap::Values;
     }
     // A lone `<*>` is not trimmed: it may stand for the whole run on the other side.
-    let keep = |p: &Box<str>, q: &Box<str>| p == q && &**p != WILDCARD;
+    let keep = |p: &str, q: &str| p == q && p != WILDCARD;
     let head = x.iter().zip(y).take_while(|(p, q)| keep(p, q)).count();
     let tail = x[head..]
         .iter()
@@ -447,4 +449,70 @@ fn group_end(tokens: &[Box<str>], i: usize) -> Option<usize> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::TemplateMiner;
+
+    fn templates(lines: &[&str]) -> Vec<String> {
+        let mut miner = TemplateMiner::new();
+        let ids: Vec<_> = lines.iter().map(|l| miner.insert(l)).collect();
+        ids.iter()
+            .map(|&id| miner.template(id).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_list_and_a_path_of_varying_length_fold_into_one_event() {
+        let t = templates(&[
+            "mounted volume /a/b/c at /mnt/x options [ro, noexec] now",
+            "mounted volume /d at /mnt/y/z options [rw] now",
+            "mounted volume /e/f at /srv options [ro, nosuid, noatime, sync] now",
+        ]);
+        assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "mounted volume <*> at <*> options <*> now");
+    }
+
+    #[test]
+    fn durations_sizes_and_sql_of_any_shape_are_one_value() {
+        let t = templates(&[
+            "query took 5 ms: SELECT id FROM users WHERE id IN (1, 2) on shard 3",
+            "query took 1 min 3 s: UPDATE carts SET total = 4 WHERE id = 9 on shard 1",
+            "query took 2 h 5 min 10 s: DELETE FROM orders WHERE id IN (7) on shard 2",
+        ]);
+        assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
+    }
+
+    #[test]
+    fn two_events_differing_in_one_constant_word_stay_apart() {
+        let t = templates(&[
+            "cache hit for key [a, b] took 5 ms",
+            "cache miss for key [c] took 1 min 3 s",
+            "cache hit for key [d, e, f] took 2 s",
+            "cache miss for key [g, h] took 7 ms",
+            "session opened for \"Ann Lee\" from /dev/pts/1",
+            "session closed for \"Bob\" from /dev/pts/22",
+        ]);
+        assert_eq!(t[0], t[2]);
+        assert_eq!(t[1], t[3]);
+        assert_ne!(t[0], t[1]);
+        assert_ne!(t[4], t[5]);
+    }
+
+    #[test]
+    fn an_optional_field_or_a_record_of_other_fields_stays_apart() {
+        // Present or absent, a trailing field makes another event; so do other record fields.
+        let t = templates(&[
+            "auth failure; rhost=10.0.0.1",
+            "auth failure; rhost=10.0.0.2 user=root",
+            "skip Intent { flg=0x1 cmp=a.b/.C (has extras) }",
+            "skip Intent { act=x.y.z flg=0x2 cmp=a.b/.D }",
+            "Fan speeds ( 3552 3534 **** 3515 )",
+            "Fan speeds ( 3552 3534 3375 3515 )",
+        ]);
+        assert_ne!(t[0], t[1]);
+        assert_ne!(t[2], t[3]);
+        assert_ne!(t[4], t[5]);
+    }
 }
