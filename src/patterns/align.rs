@@ -1,7 +1,7 @@
 //! Merging templates whose differences are runs of values that differ in length.
 //!
-//! Why: the miner compares messages position by position, and `spans` merges templates that
-//! differ inside *one* span; an event with two or three parameters of varying length (a list
+//! Why: the miner compares messages position by position, and `spans` (which runs after this)
+//! merges templates that differ inside *one* span; an event with two or three parameters of varying length (a list
 //! of one to six items *and* a path, a quoted reason *and* a duration) still gives most of its
 //! lines a template of their own, because no two of them agree outside one span.
 //!
@@ -11,8 +11,11 @@
 //! disagree (a *gap*, less the tokens both sides share at its ends) is a non-empty run of
 //! values on both sides, and at least one gap differs in length (or is a lone `<*>`, a slot
 //! already found variable). Values are tokens holding a mask, a placeholder or a digit, dotted
-//! names, paths, `key=value` pairs, the words of a quoted or bracketed group, a whole SQL
-//! statement, and the message after a qualified type's `Name:`. Each gap becomes one `<*>`.
+//! names, paths, `key=value` pairs, names joined by `-` or `@` (`db-primary`, `bob@mq-east`:
+//! hosts and identities, seldom an event's constant), the words of a quoted or bracketed
+//! group, a whole SQL statement, and the message after a qualified type's `Name:` (or after
+//! the `<*>:` the miner prints for such a label once its slot varies). Each gap becomes one
+//! `<*>`.
 //! An empty side (a field present or absent), bare punctuation (`****`), two different keys in
 //! one position, and records (`{…}`) with other field names keep events apart: Loghub's
 //! labels count each as an event of its own. Templates are folded greedily, in order, into the
@@ -48,27 +51,34 @@ struct Tpl {
     spanning: Vec<bool>,
     /// Inside a `{…}` record, whose field names are its shape.
     record: Vec<bool>,
+    /// A `<*>:` the miner made from a qualified type's label: what follows is its message.
+    labels: Vec<bool>,
 }
 
 impl Tpl {
-    fn new(tokens: Vec<Box<str>>, spanning: Vec<bool>) -> Self {
-        let (valueish, record) = valueish(&tokens);
+    fn new(tokens: Vec<Box<str>>, spanning: Vec<bool>, labels: Vec<bool>) -> Self {
+        let (valueish, record) = valueish(&tokens, &labels);
         Tpl {
             tokens,
             valueish,
             spanning,
             record,
+            labels,
         }
     }
 
-    fn parse(text: &str) -> Self {
+    /// A template's text and the bit set of its tokens that are masked labels.
+    fn parse(text: &str, labels: u64) -> Self {
         let tokens: Vec<Box<str>> = text
             .split(' ')
             .filter(|t| !t.is_empty())
             .map(Box::from)
             .collect();
         let spanning = vec![false; tokens.len()];
-        Tpl::new(tokens, spanning)
+        let labels = (0..tokens.len())
+            .map(|i| i < 64 && labels >> i & 1 == 1)
+            .collect();
+        Tpl::new(tokens, spanning, labels)
     }
 
     /// A constant word: the only kind of token an alignment anchors on.
@@ -77,15 +87,16 @@ impl Tpl {
     }
 }
 
-/// Merges the templates (by their texts) whose gaps are all runs of values.
-pub(super) fn merge(texts: &[Box<str>]) -> Merged {
+/// Merges the templates (by their texts, and for each the bit set of its tokens that are a
+/// masked qualified label) whose gaps are all runs of values.
+pub(super) fn merge(texts: &[Box<str>], labels: &[u64]) -> Merged {
     let mut reps: Vec<Tpl> = Vec::new();
     // forward[r]: the representative r was folded into (itself while alive).
     let mut forward: Vec<u32> = Vec::new();
     let mut by_key: HashMap<Box<str>, Vec<u32>> = HashMap::new();
     let mut of: Vec<u32> = Vec::with_capacity(texts.len());
-    for text in texts {
-        let t = Tpl::parse(text);
+    for (k, text) in texts.iter().enumerate() {
+        let t = Tpl::parse(text, labels.get(k).copied().unwrap_or(0));
         let key: Box<str> = t.tokens.first().cloned().unwrap_or_default();
         let list = by_key.entry(key).or_default();
         let mut joined = None;
@@ -198,7 +209,7 @@ fn unify(a: &Tpl, b: &Tpl) -> Option<Tpl> {
             if !matched {
                 break;
             }
-            out.push(&a.tokens[i], false);
+            out.push(&a.tokens[i], false, false);
             i += 1;
             j += 1;
             (gi, gj) = (i, j);
@@ -208,7 +219,7 @@ fn unify(a: &Tpl, b: &Tpl) -> Option<Tpl> {
             j += 1;
         }
     }
-    lengths.then(|| Tpl::new(out.tokens, out.spanning))
+    lengths.then(|| Tpl::new(out.tokens, out.spanning, out.labels))
 }
 
 /// The merged template being written: a run of `<*>` is kept as one.
@@ -216,10 +227,11 @@ fn unify(a: &Tpl, b: &Tpl) -> Option<Tpl> {
 struct Out {
     tokens: Vec<Box<str>>,
     spanning: Vec<bool>,
+    labels: Vec<bool>,
 }
 
 impl Out {
-    fn push(&mut self, token: &str, spanning: bool) {
+    fn push(&mut self, token: &str, spanning: bool, label: bool) {
         if token == WILDCARD && self.tokens.last().is_some_and(|l| &**l == WILDCARD) {
             if let Some(s) = self.spanning.last_mut() {
                 *s |= spanning;
@@ -228,6 +240,7 @@ impl Out {
         }
         self.tokens.push(token.into());
         self.spanning.push(spanning);
+        self.labels.push(label);
     }
 }
 
@@ -257,7 +270,12 @@ fn gap(
     let (x, y) = (&a.tokens[ra.clone()], &b.tokens[rb.clone()]);
     if x == y {
         for (k, t) in x.iter().enumerate() {
-            out.push(t, a.spanning[ra.start + k] || b.spanning[rb.start + k]);
+            let (ka, kb) = (ra.start + k, rb.start + k);
+            out.push(
+                t,
+                a.spanning[ka] || b.spanning[kb],
+                a.labels[ka] && b.labels[kb],
+            );
         }
         return Gap::Values;
     }
@@ -298,12 +316,12 @@ fn gap(
     {
         return Gap::Constant;
     }
-    for t in &x[..head] {
-        out.push(t, false);
+    for (k, t) in x[..head].iter().enumerate() {
+        out.push(t, false, a.labels[ra.start - head + k]);
     }
-    out.push(WILDCARD, varies);
-    for t in &x[x.len() - tail..] {
-        out.push(t, false);
+    out.push(WILDCARD, varies, false);
+    for (k, t) in x[x.len() - tail..].iter().enumerate() {
+        out.push(t, false, a.labels[ra.end + k]);
     }
     if varies { Gap::Lengths } else { Gap::Values }
 }
@@ -320,7 +338,7 @@ fn same_fields(a: &Tpl, ra: &std::ops::Range<usize>, b: &Tpl, rb: &std::ops::Ran
 }
 
 /// Which tokens may sit in a gap: values, and every token of a bound group.
-fn valueish(tokens: &[Box<str>]) -> (Vec<bool>, Vec<bool>) {
+fn valueish(tokens: &[Box<str>], labels: &[bool]) -> (Vec<bool>, Vec<bool>) {
     let mut v: Vec<bool> = tokens.iter().map(|t| is_value_token(t)).collect();
     let mut record = vec![false; tokens.len()];
     let mut i = 0;
@@ -340,7 +358,7 @@ fn valueish(tokens: &[Box<str>]) -> (Vec<bool>, Vec<bool>) {
             // A whole SQL statement is one value: its shape varies with every query.
             v[i..=end].iter_mut().for_each(|x| *x = true);
             i = end + 1;
-        } else if is_qualified_label(&tokens[i]) {
+        } else if labels[i] || is_qualified_label(&tokens[i]) {
             // `java.io.IOException: disk is full`: the message belongs to the exception.
             v[i..].iter_mut().for_each(|x| *x = true);
             break;
@@ -360,6 +378,22 @@ fn is_value_token(t: &str) -> bool {
         || t.bytes().filter(|&b| b == b'.').count() >= 2
         || (t.contains('/') && t.len() > 1)
         || key_of(t).is_some()
+        || is_compound_name(t)
+}
+
+/// A name joined from parts by `-` or `@` (`db-primary`, `alice@mq-east`): a host or an
+/// identity, which a constant word of an event seldom is.
+fn is_compound_name(t: &str) -> bool {
+    let t = t.trim_end_matches([',', ';', ':', '.']);
+    let b = t.as_bytes();
+    b.len() >= 3
+        && (1..b.len() - 1).any(|k| {
+            matches!(b[k], b'-' | b'@')
+                && b[k - 1].is_ascii_alphanumeric()
+                && b[k + 1].is_ascii_alphanumeric()
+        })
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'@' | b'.' | b'_'))
 }
 
 /// The key of a `key=value` token.
@@ -404,7 +438,7 @@ fn statement_end(tokens: &[Box<str>], i: usize) -> Option<usize> {
 }
 
 /// A qualified type name ending in a colon (`java.io.IOException:`): what follows is its message.
-fn is_qualified_label(t: &str) -> bool {
+pub(super) fn is_qualified_label(t: &str) -> bool {
     t.len() > 1
         && t.ends_with(':')
         && t.bytes().filter(|&b| b == b'.').count() >= 2
@@ -514,5 +548,40 @@ mod tests {
         assert_ne!(t[0], t[1]);
         assert_ne!(t[2], t[3]);
         assert_ne!(t[4], t[5]);
+    }
+    #[test]
+    fn an_exception_message_after_a_masked_class_is_its_value() {
+        // The class slot varies, so it prints `<*>:`; the message of any length belongs to it.
+        let t = templates(&[
+            "Caused by: java.io.IOException: disk full",
+            "Caused by: java.lang.IllegalStateException: not open",
+            "Caused by: java.net.SocketTimeoutException: read timed out after retry",
+            "Caused by: com.acme.LedgerException: negative",
+            "request aborted due to java.io.IOException: broken pipe",
+            "request aborted due to java.lang.IllegalStateException: closed",
+        ]);
+        assert!(t[..4].iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "Caused by: <*>");
+        assert_eq!(t[4], t[5]);
+        assert_ne!(t[0], t[4]);
+    }
+
+    #[test]
+    fn host_names_without_digits_are_values_but_words_around_them_are_not() {
+        let t = templates(&[
+            "rebalancing [1, 2] replicas from cache03 to node12",
+            "rebalancing [3] replicas from gw01 to cache17",
+            "rebalancing [7, 8] replicas from node12 to gw01",
+            "rebalancing [4, 5, 6] replicas from db-primary to mq-east",
+            "token refresh for cache03 succeeded",
+            "token refresh for node12 succeeded",
+            "token refresh for gw01 succeeded",
+            "token refresh for alice@mq-east succeeded",
+            "token refresh for <IP> failed: timed out",
+        ]);
+        assert!(t[..4].iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "rebalancing <*> replicas from <*> to <*>");
+        assert!(t[4..8].iter().all(|x| *x == t[4]), "{t:?}");
+        assert_ne!(t[4], t[8]);
     }
 }
