@@ -1134,6 +1134,29 @@ mod tests {
     }
 
     #[test]
+    fn words_after_a_variable_slot_that_vary_belong_to_it() {
+        // The first names vary at every length, the family names only across lengths: a slot
+        // already `<*>` next to words that vary is one parameter (a name of two or three words).
+        let first = ["Ann", "Bob", "Eve", "Raj", "Wei", "Tom"];
+        let last = ["Lee", "Kim", "Novak", "Silva"];
+        let mut lines = Vec::new();
+        for (k, f) in first.iter().enumerate() {
+            lines.push(format!("user {f} logged out after {k} min"));
+            for l in last {
+                lines.push(format!("user {f} {l} logged out after {k} min"));
+            }
+        }
+        lines.push("user Ann logged in after 3 min".to_string());
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (miner, ids) = fold(&refs);
+        let n = ids.len();
+        for &id in &ids[..n - 1] {
+            assert_eq!(miner.template(id), "user <*> logged out after <*>");
+        }
+        assert_eq!(miner.template(ids[n - 1]), "user <*> logged in after <*>");
+    }
+
+    #[test]
     fn a_constant_word_next_to_a_span_keeps_events_apart() {
         // Two events that differ in one word right after a variable-length value, and a short
         // header followed by different events: no merge.

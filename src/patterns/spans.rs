@@ -12,7 +12,8 @@
 //! templates become `prefix <*> suffix`, when its fillers vary as a parameter slot would in the
 //! miner: their first tokens vary *and* their last tokens vary (five distinct words, three values
 //! when one looks like data, two data-like values), or, inside the message, one filler already
-//! is a lone `<*>` (a slot that varied at one length absorbs the same slot at another). Each
+//! is a lone `<*>` and the first or the last tokens vary (a slot that varied at one length
+//! absorbs the same slot at another: `<*>`, `<*> Novak`, `<*> Lee` are one name). Each
 //! template takes its narrowest qualifying context, and merged templates are compared again
 //! until nothing changes, so two variable-length parameters in one event merge in two rounds.
 //!
@@ -54,13 +55,16 @@ struct Context {
     /// The first filler's hash, and whether a second, different one was seen.
     filler: Option<u64>,
     two_fillers: bool,
+    /// Whether one filler is a lone `<*>`, inside the message: a slot already found variable.
+    lone: bool,
     firsts: Distinct,
     lasts: Distinct,
 }
 
 impl Context {
     fn qualifies(&self) -> bool {
-        self.two_fillers && self.firsts.varies() && self.lasts.varies()
+        let (firsts, lasts) = (self.firsts.varies(), self.lasts.varies());
+        self.two_fillers && ((firsts && lasts) || (self.lone && (firsts || lasts)))
     }
 }
 
@@ -176,6 +180,7 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
                     None => c.filler = Some(filler),
                     Some(f) => c.two_fillers |= f != filler,
                 }
+                c.lone |= j - i == 1 && j < tpl.tokens.len() && &*tpl.tokens[i] == WILDCARD;
                 c.firsts.push((span[0], is_span_data(&tpl.tokens[i])));
                 c.lasts
                     .push((span[j - i - 1], is_span_data(&tpl.tokens[j - 1])));
