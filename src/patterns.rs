@@ -296,9 +296,14 @@ impl TemplateMiner {
             let aligned = align::merge(&texts, &labels);
             let refs: Vec<&str> = aligned.texts.iter().map(|t| &**t).collect();
             let spans = spans::merge(&refs);
+            let again = align::merge(&spans.texts, &[]);
             spans::Merged {
-                of: aligned.of.iter().map(|&t| spans.of[t as usize]).collect(),
-                texts: spans.texts,
+                of: aligned
+                    .of
+                    .iter()
+                    .map(|&t| again.of[spans.of[t as usize] as usize])
+                    .collect(),
+                texts: again.texts,
             }
         });
         merged

@@ -295,12 +295,29 @@ fn gap(
     let values = |t: &Tpl, r: &std::ops::Range<usize>| {
         !r.is_empty() && t.valueish[r.clone()].iter().all(|&v| v)
     };
+    let lone =
+        |t: &Tpl, r: &std::ops::Range<usize>| r.len() == 1 && &*t.tokens[r.start] == WILDCARD;
+    // One word against a slot the miner found variable (at another length, or in another
+    // family): a value of that slot, as long as another gap says the two are one event.
+    let word = |t: &Tpl, r: &std::ops::Range<usize>| {
+        r.len() == 1
+            && !t.valueish[r.start]
+            && t.tokens[r.start].bytes().any(|b| b.is_ascii_alphabetic())
+    };
+    if (lone(a, &ra) && word(b, &rb)) || (lone(b, &rb) && word(a, &ra)) {
+        for t in &x[..head] {
+            out.push(t, false, false);
+        }
+        out.push(WILDCARD, false, false);
+        for t in &x[x.len() - tail..] {
+            out.push(t, false, false);
+        }
+        return Gap::Values;
+    }
     if !values(a, &ra) || !values(b, &rb) {
         return Gap::Constant;
     }
     let spans = |t: &Tpl, r: &std::ops::Range<usize>| t.spanning[r.clone()].iter().any(|&s| s);
-    let lone =
-        |t: &Tpl, r: &std::ops::Range<usize>| r.len() == 1 && &*t.tokens[r.start] == WILDCARD;
     let varies =
         ra.len() != rb.len() || spans(a, &ra) || spans(b, &rb) || lone(a, &ra) || lone(b, &rb);
     // A record's field names are its shape: two records with different fields are two events.
@@ -431,7 +448,8 @@ fn statement_end(tokens: &[Box<str>], i: usize) -> Option<usize> {
         if !part {
             break;
         }
-        clause |= CLAUSES.contains(&t);
+        // `SELECT <*>`: a statement whose clauses were already found variable.
+        clause |= CLAUSES.contains(&t) || (k == i + 1 && t == WILDCARD);
         end = k;
     }
     clause.then_some(end)
@@ -583,5 +601,33 @@ mod tests {
         assert_eq!(t[0], "rebalancing <*> replicas from <*> to <*>");
         assert!(t[4..8].iter().all(|x| *x == t[4]), "{t:?}");
         assert_ne!(t[4], t[8]);
+    }
+    #[test]
+    fn a_word_in_a_slot_found_variable_elsewhere_is_its_value() {
+        // `trent` against the `<*>` that five other names made at another length: a value,
+        // since the quoted comment says the two are one event.
+        let mut lines: Vec<String> = ["ann", "bob", "eve", "raj", "wei"]
+            .iter()
+            .map(|u| format!("user {u} posted comment \"nice one\" on thread 7"))
+            .collect();
+        lines.push("user trent posted comment \"a b c d e f\" on thread 8".into());
+        // A word against a `<*>` with no gap of another length is no evidence: it stays.
+        lines.push("user trent deleted comment 12 on thread 8".into());
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let t = templates(&refs);
+        assert!(t[..6].iter().all(|x| *x == t[0]), "{t:?}");
+        assert_ne!(t[0], t[6]);
+    }
+
+    #[test]
+    fn a_statement_whose_clauses_were_masked_is_still_one_value() {
+        let t = templates(&[
+            "executing statement SELECT id FROM users WHERE id IN (1, 2) on shard 3",
+            "executing statement SELECT name, email FROM orders WHERE id IN (4) on shard 1",
+            "executing statement SELECT qty FROM carts WHERE owner = 5 on shard 2",
+            "executing statement DELETE FROM orders WHERE id IN (7, 8, 9) on shard 2",
+            "executing statement UPDATE carts SET total = 4 WHERE id = 9 on shard 4",
+        ]);
+        assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
     }
 }
