@@ -40,8 +40,9 @@
 //! of values, at least one of them of another length (a list *and* a path, a duration *and* a
 //! SQL statement), are merged first: see `align`. It runs on the miner's own templates, where
 //! a quoted or bracketed group is still whole. Then templates that differ only inside one span
-//! of varying words (a name, a path with spaces) are merged: see `spans`. A qualified type's
-//! label at a parameter position prints `<*>:`, keeping the colon that says a message follows.
+//! of varying words (a name, a path with spaces) are merged: see `spans`; and `align` once more
+//! over what `spans` made. A qualified type's label at a parameter position prints `<*>:`,
+//! keeping the colon that says a message follows.
 //!
 //! Trade-offs. One built-in configuration for every input, chosen on the public Loghub-2k
 //! benchmark (average grouping accuracy about 0.97 over its 16 systems, 0.98 on its corrected
@@ -166,8 +167,9 @@ pub struct TemplateMiner {
     /// Scratch: the masked message, tokens joined by one space, and each token's span.
     buf: String,
     spans: Vec<(u32, u32)>,
-    /// The clusters' templates after [`align::merge`] and [`spans::merge`], drawn when first asked for and dropped
-    /// whenever a message takes the slow path (only then can a template change).
+    /// The clusters' templates after [`align::merge`] and [`spans::merge`], drawn when first
+    /// asked for and dropped whenever a message takes the slow path (only then can a template
+    /// change).
     merged: OnceCell<spans::Merged>,
 }
 

@@ -14,16 +14,20 @@
 //! names, paths, `key=value` pairs, names joined by `-` or `@` (`db-primary`, `bob@mq-east`:
 //! hosts and identities, seldom an event's constant), the words of a quoted or bracketed
 //! group, a whole SQL statement, and the message after a qualified type's `Name:` (or after
-//! the `<*>:` the miner prints for such a label once its slot varies). Each gap becomes one
-//! `<*>`.
-//! An empty side (a field present or absent), bare punctuation (`****`), two different keys in
+//! the `<*>:` the miner prints for such a label once its slot varies), or a statement whose
+//! clauses are masked (`SELECT <*>`). Each gap becomes one `<*>`. One plain word against a
+//! lone `<*>` (a slot the miner found variable at another length) is read as a value of that
+//! slot, but counts only when another gap differs in length: alone it is no evidence. An empty
+//! side (a field present or absent), bare punctuation (`****`), two different keys in
 //! one position, and records (`{…}`) with other field names keep events apart: Loghub's
 //! labels count each as an event of its own. Templates are folded greedily, in order, into the
 //! first representative they unify with, and representatives are then unified with each other
 //! until nothing changes, so a template only ever generalizes.
 //!
-//! Why constants stay apart: a plain word outside a group is never part of a gap, so `cache
-//! hit for` and `cache miss for` never align into one event, whatever values follow.
+//! Why constants stay apart: a plain word outside a group is never part of a gap (but for the
+//! one word against a `<*>` above), so `cache hit for` and `cache miss for` never align into one
+//! event, whatever values follow. It runs twice: on the miner's templates, where quoted and
+//! bracketed groups are whole, and after `spans`, on what that made.
 //! Trade-off: two events told apart only by a constant *inside* a quoted or bracketed group of
 //! different lengths (`"GET /a HTTP/1.1"` and `"POST /a/b c HTTP/1.1"`) are read as one. Work is
 //! bounded: at most [`MAX_REPS`] representatives per leading token are compared, each
