@@ -13,7 +13,7 @@
 //! already found variable). Values are tokens holding a mask, a placeholder or a digit, dotted
 //! names, paths, `key=value` pairs, names joined by `-` or `@` (`db-primary`, `bob@mq-east`:
 //! hosts and identities, seldom an event's constant), the words of a quoted or bracketed
-//! group, a whole SQL statement, and the message after a qualified type's `Name:` (or after
+//! group, the items of a comma-separated list, a whole SQL statement, and the message after a qualified type's `Name:` (or after
 //! the `<*>:` the miner prints for such a label once its slot varies), or a statement whose
 //! clauses are masked (`SELECT <*>`). Each gap becomes one `<*>`. One plain word against a
 //! lone `<*>` (a slot the miner found variable at another length) is read as a value of that
@@ -375,6 +375,10 @@ fn valueish(tokens: &[Box<str>], labels: &[bool]) -> (Vec<bool>, Vec<bool>) {
                     .any(|b| b.is_ascii_alphanumeric() || b >= 0x80);
             }
             i = end + 1;
+        } else if let Some(end) = list_end(tokens, i) {
+            // `cors, gzip, tracing`: the items of an unbracketed list are one value.
+            v[i..=end].iter_mut().for_each(|x| *x = true);
+            i = end + 1;
         } else if let Some(end) = statement_end(tokens, i) {
             // A whole SQL statement is one value: its shape varies with every query.
             v[i..=end].iter_mut().for_each(|x| *x = true);
@@ -425,6 +429,14 @@ fn key_of(t: &str) -> Option<&str> {
         && k + 1 < t.len()
         && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
     .then_some(key)
+}
+
+/// The last token of a list of at least two items, separated by commas, that starts at token
+/// `i` (`cors, gzip, tracing`): the first item that does not end in a comma ends it.
+fn list_end(tokens: &[Box<str>], i: usize) -> Option<usize> {
+    let item = |t: &str| t.len() > 1 && t.ends_with(',') && !t[..t.len() - 1].ends_with(',');
+    let run = tokens[i..].iter().take_while(|t| item(t)).count();
+    (run > 0 && i + run < tokens.len()).then_some(i + run)
 }
 
 /// The last token of a SQL statement that starts at token `i`: a verb, then clauses whose
@@ -633,5 +645,17 @@ mod tests {
             "executing statement UPDATE carts SET total = 4 WHERE id = 9 on shard 4",
         ]);
         assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
+    }
+    #[test]
+    fn an_unbracketed_list_of_any_length_is_one_value() {
+        let t = templates(&[
+            "loaded 3 plugins: cors, gzip, tracing in 5 ms",
+            "loaded 2 plugins: auth, cors in 2 ms",
+            "loaded 2 plugins: metrics, cache in 7 ms",
+            "loaded 5 plugins: auth, cors, gzip, cache, metrics in 1 ms",
+            "loaded 2 plugins: metrics, cache at boot",
+        ]);
+        assert!(t[..4].iter().all(|x| *x == t[0]), "{t:?}");
+        assert_ne!(t[0], t[4]);
     }
 }
