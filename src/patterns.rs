@@ -521,31 +521,42 @@ fn matching(family: &Family, member: &Cluster, line: &Line) -> usize {
     same
 }
 
-/// The template text of a cluster: its tokens with parameter positions masked, a run of
-/// `<*>` tokens printed as one; and which of the printed tokens are a qualified type's label
-/// (`java.io.IOException:`) at a parameter position, printed `<*>:` to keep its colon: what
-/// follows it is the type's message (see `align`).
+/// The template text of a cluster: its tokens with parameter positions masked (keeping a
+/// group's or a list's punctuation, see [`bound_mask`]), a run of value-only tokens printed as
+/// one with the run's outer punctuation (`"<*> <*> <*>"` is `"<*>"`); and which of the printed
+/// tokens are a qualified type's label (`java.io.IOException:`) at a parameter position,
+/// printed `<*>:` to keep its colon: what follows it is the type's message (see `align`).
 fn render(slots: &[Slot], tokens: &[Box<str>]) -> (String, u64) {
     let mut out = String::new();
     let mut labels = 0u64;
     let mut printed = 0;
     let mut last_wild = false;
+    let mut last = 0; // where the last printed token starts
     for (i, (slot, token)) in slots.iter().zip(tokens).enumerate() {
         let label = matches!(slot, Slot::Var) && align::is_qualified_label(token);
+        let bound;
         let t: &str = if label {
             "<*>:"
         } else if matches!(slot, Slot::Var) {
-            WILDCARD
+            bound = bound_mask(token);
+            bound.as_deref().unwrap_or(WILDCARD)
         } else {
             token
         };
-        let wild = t == WILDCARD;
+        let wild = !label && is_value_only(t);
         if wild && last_wild {
+            // One value over several tokens: its opening punctuation, a mask, its closing one.
+            let head = out[last..].find(WILDCARD).map_or(out.len(), |k| last + k);
+            let tail = t.rfind(WILDCARD).map_or("", |k| &t[k + WILDCARD.len()..]);
+            out.truncate(head);
+            out.push_str(WILDCARD);
+            out.push_str(tail);
             continue;
         }
         if i > 0 {
             out.push(' ');
         }
+        last = out.len();
         out.push_str(t);
         if label && printed < 64 {
             labels |= 1 << printed;
@@ -554,6 +565,25 @@ fn render(slots: &[Slot], tokens: &[Box<str>]) -> (String, u64) {
         last_wild = wild;
     }
     (out, labels)
+}
+
+/// A parameter token keeps the punctuation that opens or closes a quoted or bracketed group,
+/// or ends a list item, around its mask (`"<*>`, `<*>)`, `<*>,`): the group and the list stay
+/// visible to `align` as one value when the words inside them vary.
+fn bound_mask(token: &str) -> Option<String> {
+    let opens = |c: char| matches!(c, '"' | '\'' | '(' | '[' | '{');
+    let closes = |c: char| matches!(c, '"' | '\'' | ')' | ']' | '}' | ',');
+    let head = token.len() - token.trim_start_matches(opens).len();
+    let core = &token[head..];
+    let tail = core.len() - core.trim_end_matches(closes).len();
+    if (head == 0 && tail == 0) || head + tail >= token.len() {
+        return None;
+    }
+    Some(format!(
+        "{}{WILDCARD}{}",
+        &token[..head],
+        &core[core.len() - tail..]
+    ))
 }
 
 /// Letters only, maybe ending in a colon: the shape of a verb or a subject.
@@ -1161,6 +1191,25 @@ mod tests {
             assert_eq!(miner.template(id), "user <*> logged out after <*>");
         }
         assert_eq!(miner.template(ids[n - 1]), "user <*> logged in after <*>");
+    }
+
+    #[test]
+    fn a_group_or_a_list_whose_words_vary_keeps_its_punctuation() {
+        let mut lines = Vec::new();
+        for (k, w) in ["apple", "river", "stone", "cloud", "amber", "delta"]
+            .iter()
+            .enumerate()
+        {
+            lines.push(format!("backup {k} failed: \"{w} lost {w}\""));
+            lines.push(format!("loaded {k} plugins: {w}, {w}, gzip"));
+        }
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (miner, ids) = fold(&refs);
+        assert_eq!(
+            miner.template(ids[0]),
+            "backup <*> failed: \"<*> lost <*>\""
+        );
+        assert_eq!(miner.template(ids[1]), "loaded <*> plugins: <*>, gzip");
     }
 
     #[test]
