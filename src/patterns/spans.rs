@@ -12,7 +12,8 @@
 //! templates become `prefix <*> suffix`, when its fillers vary as a parameter slot would in the
 //! miner: their first tokens vary *and* their last tokens vary (five distinct words, three values
 //! when one looks like data, two data-like values), or, inside the message, one filler already
-//! is a lone `<*>` (a slot that varied at one length absorbs the same slot at another). Each
+//! is a lone `<*>` and the first or the last tokens vary (a slot that varied at one length
+//! absorbs the same slot at another: `<*>`, `<*> Novak`, `<*> Lee` are one name). Each
 //! template takes its narrowest qualifying context, and merged templates are compared again
 //! until nothing changes, so two variable-length parameters in one event merge in two rounds.
 //!
@@ -54,13 +55,16 @@ struct Context {
     /// The first filler's hash, and whether a second, different one was seen.
     filler: Option<u64>,
     two_fillers: bool,
+    /// Whether one filler is a lone `<*>`, inside the message: a slot already found variable.
+    lone: bool,
     firsts: Distinct,
     lasts: Distinct,
 }
 
 impl Context {
     fn qualifies(&self) -> bool {
-        self.two_fillers && self.firsts.varies() && self.lasts.varies()
+        let (firsts, lasts) = (self.firsts.varies(), self.lasts.varies());
+        self.two_fillers && ((firsts && lasts) || (self.lone && (firsts || lasts)))
     }
 }
 
@@ -68,23 +72,28 @@ impl Context {
 /// the answer of [`Distinct::varies`] cannot change.
 #[derive(Default)]
 struct Distinct {
-    values: [(u64, bool); super::WORDS_TO_VARY],
-    len: usize,
+    /// Each value's hash with its lowest bit replaced by whether it is data-like: half the
+    /// memory of a pair, and contexts are many.
+    values: [u64; super::WORDS_TO_VARY],
+    len: u8,
 }
 
 impl Distinct {
-    fn push(&mut self, value: (u64, bool)) {
-        if self.len < self.values.len() && !self.values[..self.len].iter().any(|v| v.0 == value.0) {
-            self.values[self.len] = value;
+    fn push(&mut self, (hash, data): (u64, bool)) {
+        let value = (hash & !1) | u64::from(data);
+        let len = usize::from(self.len);
+        if len < self.values.len() && !self.values[..len].contains(&value) {
+            self.values[len] = value;
             self.len += 1;
         }
     }
 
     /// The miner's rule for a slot that became a parameter.
     fn varies(&self) -> bool {
-        let data = self.values[..self.len].iter().filter(|v| v.1).count();
-        self.len >= super::WORDS_TO_VARY
-            || (data > 0 && self.len >= super::VALUES_TO_VARY)
+        let len = usize::from(self.len);
+        let data = self.values[..len].iter().filter(|&&v| v & 1 == 1).count();
+        len >= super::WORDS_TO_VARY
+            || (data > 0 && len >= super::VALUES_TO_VARY)
             || data >= super::DATA_TO_VARY
     }
 }
@@ -123,8 +132,9 @@ fn affixes(hashes: &[u64]) -> (Vec<u64>, Vec<u64>) {
     (p, s)
 }
 
-/// Calls `f(i, j, key)` for every span `[i, j)` of a template whose context keeps a word.
-fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64)) {
+/// Calls `f(i, j, key, filler)` for every span `[i, j)` of a template whose context keeps a
+/// word: `key` names the context, `filler` the span's tokens.
+fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64, u64)) {
     let n = t.tokens.len();
     let (p, s) = affixes(&t.hashes);
     // words[i]: tokens before i that are not values alone.
@@ -134,14 +144,16 @@ fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64)) {
     }
     // The leading token names the event, as it keys the miner's families: never in a span.
     for i in 1..n {
+        let mut filler = i as u64;
         for j in i + 1..=n.min(i + MAX_SPAN) {
+            filler = mix(filler, t.hashes[j - 1]);
             // An unbound span is followed by a word, not only by values or the end.
             if words[i] == 0 || (words[n] == words[j] && words[i] < 3 && !is_bound(&t.tokens[i..j]))
             {
                 continue;
             }
             let key = mix(mix(p[i], s[j]), ((i as u64) << 32) | (n - j) as u64);
-            f(i, j, key);
+            f(i, j, key, filler);
         }
     }
 }
@@ -166,19 +178,21 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
     let mut alive: Vec<u32> = forward.clone();
     for _ in 0..MAX_ROUNDS {
         let mut contexts: HashMap<u64, Context, FxBuild> = HashMap::default();
+        contexts.reserve(alive.len() * MAX_SPAN);
+        let mut data: Vec<bool> = Vec::new();
         for &t in &alive {
             let tpl = &current[t as usize];
-            for_each_context(tpl, |i, j, key| {
+            data.clear();
+            data.extend(tpl.tokens.iter().map(|t| is_span_data(t)));
+            for_each_context(tpl, |i, j, key, filler| {
                 let c = contexts.entry(key).or_default();
-                let span = &tpl.hashes[i..j];
-                let filler = span.iter().fold(j as u64 - i as u64, |h, &x| mix(h, x));
                 match c.filler {
                     None => c.filler = Some(filler),
                     Some(f) => c.two_fillers |= f != filler,
                 }
-                c.firsts.push((span[0], is_span_data(&tpl.tokens[i])));
-                c.lasts
-                    .push((span[j - i - 1], is_span_data(&tpl.tokens[j - 1])));
+                c.lone |= j - i == 1 && j < tpl.tokens.len() && &*tpl.tokens[i] == WILDCARD;
+                c.firsts.push((tpl.hashes[i], data[i]));
+                c.lasts.push((tpl.hashes[j - 1], data[j - 1]));
             });
         }
         let mut changed = false;
@@ -187,7 +201,7 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
             let tpl = &current[t as usize];
             // The narrowest qualifying span, leftmost first.
             let mut best: Option<(usize, usize)> = None;
-            for_each_context(tpl, |i, j, key| {
+            for_each_context(tpl, |i, j, key, _| {
                 if contexts.get(&key).is_some_and(Context::qualifies)
                     && best.is_none_or(|(bi, bj)| j - i < bj - bi)
                 {
