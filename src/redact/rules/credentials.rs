@@ -571,7 +571,11 @@ fn is_prose_value(s: &str, key: &str, value: &str, value_end: usize) -> bool {
     }
     // `rotate_db_password : Ensure password policy is applied`: a capitalized word that a
     // sentence of lowercase words follows.
-    let capitalized = value.len() >= 3
+    // Only after a spaced ` : `, as Ansible's task names have it: after `password: ` a
+    // capitalized word is a password (`password: Sunshine is wrong`).
+    let spaced_colon = s[..value_end - value.len()].ends_with(" : ");
+    let capitalized = spaced_colon
+        && value.len() >= 3
         && value.starts_with(|c: char| c.is_ascii_uppercase())
         && value[1..].bytes().all(|b| b.is_ascii_lowercase());
     if capitalized {
@@ -627,15 +631,25 @@ const METHOD_VALUES: [&str; 16] = [
 ];
 
 /// A signature or cipher algorithm's name in capitals (`ECDSA-P256`, `HMAC-SHA256`, `RS256`).
+///
+/// The name is the family, its size in digits right after it, and short parts after dashes:
+/// `HS0HHHHHHHHHH2` is no algorithm, it is a value in capitals.
 fn is_algorithm_name(v: &str) -> bool {
-    [
-        "RSA", "ECDSA", "EDDSA", "ED25519", "HMAC", "SHA", "AES", "RS", "ES", "PS", "HS",
-    ]
-    .iter()
-    .any(|a| v.starts_with(a))
-        && v.bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'-')
-        && v.bytes().any(|b| b.is_ascii_digit())
+    const FAMILIES: [&str; 11] = [
+        "ED25519", "ECDSA", "EDDSA", "HMAC", "RSA", "SHA", "AES", "RS", "ES", "PS", "HS",
+    ];
+    let mut parts = v.split('-');
+    let head = parts.next().unwrap_or("");
+    let head_ok = FAMILIES.iter().any(|f| {
+        head.strip_prefix(f)
+            .is_some_and(|size| size.len() <= 4 && size.bytes().all(|b| b.is_ascii_digit()))
+    });
+    let rest_ok = parts.all(|p| {
+        (1..=8).contains(&p.len())
+            && p.bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+    });
+    v.len() <= 24 && head_ok && rest_ok && v.bytes().any(|b| b.is_ascii_digit())
 }
 
 fn is_inert_value(v: &str) -> bool {
@@ -1169,6 +1183,8 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
     pass: pass_key_values,
     matchers: &[&KV_RE],
     examples: &[
+        // Capitals and digits that only start like an algorithm's name are a value.
+        ex("db_password=HS0HHHHHHHHH2 set", "db_password=<SECRET> set"),
         ex(
             "lösenord=Vinter!Hav42 användare=lars",
             "lösenord=<SECRET> användare=lars",
@@ -1283,7 +1299,7 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         "token_type=bearer expires_in=3600",
         "cacheKey=user-profile-4411 routing_key=orders-created-v1",
         "webhook signature=ok, token: valid",
-        "image signature=ECDSA-P256 verified",
+        "image signature=ECDSA-P256 verified, alg=HS256, cipher=AES-256-GCM",
         "const apiKey: string = process.env.API_KEY;",
         "TASK [rotate_db_password : Ensure password policy is applied]",
         "Set-Cookie: SESSIONID=; Path=/; Max-Age=0; HttpOnly",
