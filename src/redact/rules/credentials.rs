@@ -937,14 +937,15 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
         }
         // `$pw = ConvertTo-SecureString 'x' -AsPlainText`: the cmdlet's quoted argument is the
         // secret.
-        if !quoted && is_cmdlet(value) {
-            if let Some((qs, qe)) = quoted_argument(s, ve) {
-                if !is_placeholder(&s[qs..qe]) && e.replace(qs, qe, SECRET) {
-                    *hits += 1;
-                }
-                pos = pos.max(qe);
-                continue;
+        if !quoted
+            && is_cmdlet(value)
+            && let Some((qs, qe)) = quoted_argument(s, ve)
+        {
+            if !is_placeholder(&s[qs..qe]) && e.replace(qs, qe, SECRET) {
+                *hits += 1;
             }
+            pos = pos.max(qe);
+            continue;
         }
         if (!secret_key && !looks_generated(value))
             || is_inert_value_of(key, value)

@@ -514,7 +514,7 @@ fn pass_bound_values(s: &str, hits: &mut u32) -> Option<String> {
         let at = m.end();
         // Bind syntax says what it is with no statement beside it: `:1='x'`, `[1] 42`.
         let bind_syntax = indexed_at(s, at).is_some() || {
-            let rest = s[at..].as_bytes();
+            let rest = &s.as_bytes()[at..];
             matches!(rest.first(), Some(b':' | b'$' | b'@'))
                 && rest.get(1).is_some_and(u8::is_ascii_alphanumeric)
                 && s[at + 1..]

@@ -887,10 +887,8 @@ static LOCATION_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?:/|~/|[A-Za-z]:\\)?[A-Za-z0-9_.@~+\-]+(?:[/\\][A-Za-z0-9_.@~+\-]+)+",
         r"\.(?:groovy|swift|scala|java|dart|cpp|cxx|hpp|php|mjs|tsx|jsx|vue|exs|erl|lua|ps1|nim|zig|clj|cc|mm|kt|go|rs|py|rb|js|ts|ex|hs|pl|pm|cs|fs|ml|jl|c|h|m):[0-9]+(?::[0-9]+)?",
-        // A V8 frame whatever its location's name: `at f (eval code:1:18)`, `at <anonymous>:3:7`;
-        // and a Firefox one, `f@Scratchpad/1:10:29`, ending its line.
-        r"|(?-u:\b)at [^()\r\n]{1,120} \([^()\r\n]{1,200}:[0-9]+:[0-9]+\)",
-        r"|(?m:^)[ \t]*[^ \t\r\n@]*@[^ \t\r\n@]+:[0-9]+:[0-9]+[ \t]*(?m:$)",
+        // A V8 frame in code with no file: `at f (eval code:1:18)`, `at f (<anonymous>:3:7)`.
+        r"|(?-u:\b)at [^()\r\n]{1,120} \((?:[^()\r\n]{0,40} code|<anonymous>):[0-9]+:[0-9]+\)",
         // PowerShell's frame: `at Name, C:\path\x.ps1: line 41`.
         r"|(?-u:\b)at [^,\r\n]{1,80}, (?:[A-Za-z]:\\|/)[^\r\n:]*\.[A-Za-z0-9]{1,6}: line [0-9]+",
         // R's call chain after an error: `Calls: f -> g -> h`.
@@ -917,13 +915,7 @@ fn pass_location(s: &str, hits: &mut u32) -> Option<String> {
             .rsplit(':')
             .nth(1)
             .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
-        let frame = text.starts_with("at ")
-            || text.starts_with("Calls: ")
-            || text
-                .trim_start()
-                .split(':')
-                .next()
-                .is_some_and(|h| h.contains('@'));
+        let frame = text.starts_with("at ") || text.starts_with("Calls: ");
         if before_ok
             && after_ok
             && (frame || ((absolute || column) && !is_diagnostic(s, m.start(), m.end())))
@@ -971,11 +963,50 @@ pub(crate) static LOCATION: Rule = Rule {
     placeholder: STACK,
     description: "A source file's location on its own (`/app/src/x.ts:41:38`, `src/main.rs:3:9`): an absolute path or a line and column.",
     keywords: &[
-        ".c:", ".h:", ".cc:", ".cpp:", ".cxx:", ".hpp:", ".m:", ".mm:", ".swift:", ".kt:",
-        ".java:", ".scala:", ".go:", ".rs:", ".py:", ".rb:", ".php:", ".js:", ".mjs:", ".ts:",
-        ".tsx:", ".jsx:", ".vue:", ".dart:", ".ex:", ".exs:", ".erl:", ".hs:", ".lua:", ".pl:",
-        ".pm:", ".ps1:", ".cs:", ".fs:", ".ml:", ".jl:", ".nim:", ".zig:", ".clj:", ".groovy:",
-        ": line", "calls: ", " code:",
+        ".c:",
+        ".h:",
+        ".cc:",
+        ".cpp:",
+        ".cxx:",
+        ".hpp:",
+        ".m:",
+        ".mm:",
+        ".swift:",
+        ".kt:",
+        ".java:",
+        ".scala:",
+        ".go:",
+        ".rs:",
+        ".py:",
+        ".rb:",
+        ".php:",
+        ".js:",
+        ".mjs:",
+        ".ts:",
+        ".tsx:",
+        ".jsx:",
+        ".vue:",
+        ".dart:",
+        ".ex:",
+        ".exs:",
+        ".erl:",
+        ".hs:",
+        ".lua:",
+        ".pl:",
+        ".pm:",
+        ".ps1:",
+        ".cs:",
+        ".fs:",
+        ".ml:",
+        ".jl:",
+        ".nim:",
+        ".zig:",
+        ".clj:",
+        ".groovy:",
+        ": line",
+        "calls: ",
+        " code:",
+        "<anonymous>:",
     ],
     gate: always,
     pass: pass_location,
