@@ -216,8 +216,11 @@ fn is_one_word(line: &str) -> bool {
     let t = line.trim();
     // Not a key (`user:`), an assignment (`GIT_ASKPASS=/usr/lib/…`), a path or a URL.
     let assignment = t.trim_end_matches('=').contains('=');
+    // Printable and unescaped: a control byte or a `\` escape would be read as a break by
+    // the escaped reading and split the word in two.
     (4..=200).contains(&t.len())
-        && !t.contains([' ', '\t'])
+        && !t.contains([' ', '\t', '\\'])
+        && !t.chars().any(char::is_control)
         && !t.ends_with(':')
         && !assignment
         && !t.starts_with(['/', '~', '.'])
