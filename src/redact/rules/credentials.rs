@@ -947,8 +947,13 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
             pos = pos.max(qe);
             continue;
         }
-        if (!secret_key && !looks_generated(value))
-            || is_inert_value_of(key, value)
+        // A weak key's value that is no secret is read on for the keys inside it
+        // (`appKey: db_password=x`): the search goes on from where the value starts.
+        if !secret_key && !looks_generated(value) {
+            pos = pos.max(vs);
+            continue;
+        }
+        if is_inert_value_of(key, value)
             || unclosed_after_placeholder
             || working_dir
             || is_mask_at(s, vs)
@@ -1184,6 +1189,11 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
     pass: pass_key_values,
     matchers: &[&KV_RE],
     examples: &[
+        // A key inside the value of a weak key is read (a fuzz find).
+        ex(
+            "cfg tenantKey: db_password=Zq8Zq8Zq8Zq8 x",
+            "cfg tenantKey: db_password=<SECRET> x",
+        ),
         // Capitals and digits that only start like an algorithm's name are a value.
         ex("db_password=HS0HHHHHHHHH2 set", "db_password=<SECRET> set"),
         ex(
