@@ -261,6 +261,15 @@ fn is_random_tail(seg: &str) -> bool {
         && (in_k8s_alphabet(seg) || (switches >= 2 && vowels * 4 < letters))
 }
 
+/// Whether `segs` are exactly a UUID's five groups of hex digits.
+fn is_uuid(segs: &[&str]) -> bool {
+    segs.len() == 5
+        && [8, 4, 4, 4, 12]
+            .iter()
+            .zip(segs)
+            .all(|(&n, seg)| seg.len() == n && seg.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// Whether `name` is a workload instance with a generated part inside it: a word first, then
 /// after the generated part only words, numbers and further generated parts (Argo's
 /// `nightly-x7k2p-fetch-3187442091`, Tekton's `build-r8m2v-pod`, Spark's
@@ -276,11 +285,7 @@ fn is_workload_name(name: &str) -> bool {
     // A random last part after a word ends a runner's or an operator's name
     // (`runner-ak3vxyz`).
     let word_first = segs[0].len() >= 2 && segs[0].bytes().all(|b| b.is_ascii_lowercase());
-    let uuid_last = segs.len() >= 5
-        && [8, 4, 4, 4, 12]
-            .iter()
-            .zip(&segs[segs.len() - 5..])
-            .all(|(&n, seg)| seg.len() == n && seg.bytes().all(|b| b.is_ascii_hexdigit()));
+    let uuid_last = segs.len() >= 5 && is_uuid(&segs[segs.len() - 5..]);
     if word_first && !uuid_last && is_random_tail(segs[segs.len() - 1]) {
         return true;
     }
@@ -293,11 +298,7 @@ fn is_workload_name(name: &str) -> bool {
     let rest = &segs[g + 1..];
     // A word and a UUID alone is a request id (`req-3ea4…`); a consumer's id has its client's
     // name and number before the UUID.
-    let uuid_from_g = segs.len() - g == 5
-        && [8, 4, 4, 4, 12]
-            .iter()
-            .zip(&segs[g..])
-            .all(|(&n, seg)| seg.len() == n && seg.bytes().all(|b| b.is_ascii_hexdigit()));
+    let uuid_from_g = is_uuid(&segs[g..]);
     if uuid_from_g {
         return g >= 2;
     }
