@@ -410,7 +410,9 @@ fn read_in_context(
             .map(|m| m.moved(-(head as isize)))
             .collect()
     });
-    let again = redact_with(own, gate, false, counts, own_marks.as_mut()).into_owned();
+    // The line's own part is then read as a line on its own is (`by_line`: the lines inside
+    // its escaped stretches too), so the context only ever adds to what that reading hides.
+    let again = redact_with(own, gate, true, counts, own_marks.as_mut()).into_owned();
     if let (Some(marks), Some(own_marks)) = (marks, own_marks) {
         *marks = own_marks;
     }
@@ -631,6 +633,18 @@ mod tests {
                 .all(|m| whole[m.start()..].starts_with(m.placeholder()))
         );
         assert_eq!(marks.len(), 4, "three secrets and the host");
+    }
+
+    /// A fuzz find: after a continued line, the escaped prompt inside the next line
+    /// (`secret\:\nvalue`) was read without its own lines, and kept the value that the line
+    /// read alone hides.
+    #[test]
+    fn a_line_read_in_context_hides_what_it_hides_alone() {
+        let line = r"x: i-0abc1234:secret\:\nWq7rT2zLm ";
+        let mut alone = RedactionCounts::default();
+        let alone = Redactor::shared().redact(line, &mut alone).into_owned();
+        assert!(!alone.contains("Wq7rT2zLm"), "{alone}");
+        assert_eq!(filter(&format!("run \\\n{line}")).split('\n').nth(1), Some(&*alone));
     }
 
     #[test]
