@@ -76,11 +76,84 @@ fn host_apart(s: &str, start: usize, end: usize) -> bool {
         }
         _ => !placeholder_after(s, end),
     };
-    // Kubernetes label keys and API groups (`node.kubernetes.io/unreachable`) are public names.
-    let public = ["kubernetes.io", "k8s.io"]
-        .iter()
-        .any(|d| ends_with_ci(&s[start..end], d));
-    before_ok && after_ok && !public && !is_package_name(&s[start..end])
+    before_ok && after_ok && !is_public_host(&s[start..end]) && !is_package_name(&s[start..end])
+}
+
+/// Domains whose every name is a public vendor's own service, never a customer's machine or a
+/// tenant's: package mirrors, registries, vendors' support sites, the API groups and label
+/// prefixes of Kubernetes and its add-ons (`node.kubernetes.io/unreachable`, `nvidia.com/gpu`,
+/// `cert-manager.io`). Domains that host tenants' names (`acme.slack.com`, `x.github.io`,
+/// `bucket.s3.amazonaws.com`, `o123.ingest.sentry.io`) and the documentation domains
+/// (`example.com`) are not here: their names stay hosts.
+const PUBLIC_DOMAINS: [&str; 56] = [
+    "agent.datadoghq.com",
+    "alpinelinux.org",
+    "apache.org",
+    "apple.com",
+    "archlinux.org",
+    "bitbucket.org",
+    "canonical.com",
+    "centos.org",
+    "cert-manager.io",
+    "coreos.com",
+    "crates.io",
+    "debian.org",
+    "docker.com",
+    "docker.io",
+    "fedoraproject.org",
+    "gcr.io",
+    "ghcr.io",
+    "github.com",
+    "githubusercontent.com",
+    "gitlab.com",
+    "gnu.org",
+    "go.dev",
+    "golang.org",
+    "google.com",
+    "gradle.org",
+    "gstatic.com",
+    "hashicorp.com",
+    "iana.org",
+    "ietf.org",
+    "istio.io",
+    "jetstack.io",
+    "k8s.io",
+    "kernel.org",
+    "kubernetes.io",
+    "launchpad.net",
+    "letsencrypt.org",
+    "maven.org",
+    "microsoft.com",
+    "mozilla.org",
+    "mysql.com",
+    "nodejs.org",
+    "npmjs.com",
+    "npmjs.org",
+    "nvidia.com",
+    "openssl.org",
+    "oracle.com",
+    "postgresql.org",
+    "pypi.org",
+    "python.org",
+    "pythonhosted.org",
+    "redhat.com",
+    "rubygems.org",
+    "rust-lang.org",
+    "terraform.io",
+    "ubuntu.com",
+    "w3.org",
+];
+
+/// Whether a host name is a public vendor's (`deb.debian.org`, `support.google.com`): it is
+/// one of [`PUBLIC_DOMAINS`] or a name under one, label by label (`notdebian.org` is not).
+pub(crate) fn is_public_host(name: &str) -> bool {
+    let name = name.trim_end_matches('.').as_bytes();
+    PUBLIC_DOMAINS.iter().any(|d| {
+        let d = d.as_bytes();
+        name.len() >= d.len()
+            && name[name.len() - d.len()..].eq_ignore_ascii_case(d)
+            && (name.len() == d.len() || name[name.len() - d.len() - 1] == b'.')
+    })
 }
 
 /// A reverse-DNS package or bundle name (`com.tencent.mm`, `org.apache.hadoop.io`): it starts
@@ -188,8 +261,17 @@ pub(crate) static FQDN: Rule = Rule {
             "push to registry.example.io/app:1 done",
             "push to <HOST>/app:1 done",
         ),
+        // A public vendor's domain only when the name ends in it label by label.
+        ex(
+            "mirror debian.org.mirror-7.corp and notdebian.org down",
+            "mirror <HOST> and <HOST> down",
+        ),
     ],
     negatives: &[
+        // Public vendors' names tell nothing about the machines behind the boundary.
+        "Get:2 http://security.debian.org/debian-security bookworm-security InRelease [48.0 kB]",
+        "resources: {limits: {nvidia.com/gpu: 1}} apiGroup cert-manager.io",
+        "docs at https://learn.microsoft.com/en-us/troubleshoot for error 0x80070005",
         "com.shop.order.OrderService started",
         "read proc.ioports table",
         "loaded logback.xml and Bar.java",
@@ -333,6 +415,7 @@ fn pass_host_key(s: &str, hits: &mut u32) -> Option<String> {
             && has_alpha
             && !version
             && !val.eq_ignore_ascii_case("localhost")
+            && !is_public_host(val)
         {
             spans.push((v.start(), v.start() + val.len()));
         }
@@ -838,6 +921,7 @@ fn pass_host_place(s: &str, hits: &mut u32) -> Option<String> {
             || name.eq_ignore_ascii_case("localhost")
             || version
             || digest
+            || is_public_host(name)
         {
             continue;
         }
