@@ -230,7 +230,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 80] = [
+static CATALOGUE: [&Rule; 82] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -314,12 +314,15 @@ static CATALOGUE: [&Rule; 80] = [
     &kubernetes::POD_NAME,
     &kubernetes::WORKLOAD,
     &kubernetes::POD_ROW,
+    // A fleet's numbered names, after the pod rules took StatefulSet pods (`kafka-02`).
+    &network::FLEET_HOST,
     &process::PID_FORMS,
     &process::PID_BRACKET,
     &process::PID_NGINX,
     &process::PID_LOGCAT,
     &process::PID_HEADER,
     &process::PID_RUNTIME,
+    &process::PID_HOST,
     &process::PID_TOOL_ARGS,
     &process::PID_KEY,
     &process::PID_TABLE,

@@ -144,15 +144,35 @@ const PUBLIC_DOMAINS: [&str; 56] = [
     "w3.org",
 ];
 
-/// Whether a host name is a public vendor's (`deb.debian.org`, `support.google.com`): it is
-/// one of [`PUBLIC_DOMAINS`] or a name under one, label by label (`notdebian.org` is not).
+/// Labels that mark a vendor's own machines under its public domain
+/// (`MSRA-SA-41.fareast.corp.microsoft.com` is a host at Microsoft).
+const INTERNAL_LABELS: [&str; 8] = [
+    "corp", "internal", "intra", "intranet", "lan", "local", "prod", "staging",
+];
+
+/// Whether a host name is a public vendor's service (`deb.debian.org`, `support.google.com`):
+/// one of [`PUBLIC_DOMAINS`] or a name under one, label by label (`notdebian.org` is not),
+/// with at most two labels before it and none of [`INTERNAL_LABELS`]: deeper names are the
+/// vendor's own machines, which its own logs must hide.
 pub(crate) fn is_public_host(name: &str) -> bool {
-    let name = name.trim_end_matches('.').as_bytes();
+    let name = name.trim_end_matches('.');
+    let bytes = name.as_bytes();
     PUBLIC_DOMAINS.iter().any(|d| {
         let d = d.as_bytes();
-        name.len() >= d.len()
-            && name[name.len() - d.len()..].eq_ignore_ascii_case(d)
-            && (name.len() == d.len() || name[name.len() - d.len() - 1] == b'.')
+        if bytes.len() < d.len() || !bytes[bytes.len() - d.len()..].eq_ignore_ascii_case(d) {
+            return false;
+        }
+        if bytes.len() == d.len() {
+            return true;
+        }
+        let Some(head) = name[..name.len() - d.len()].strip_suffix('.') else {
+            return false;
+        };
+        let labels: Vec<&str> = head.split('.').collect();
+        labels.len() <= 2
+            && !labels
+                .iter()
+                .any(|l| INTERNAL_LABELS.iter().any(|i| l.eq_ignore_ascii_case(i)))
     })
 }
 
@@ -265,6 +285,10 @@ pub(crate) static FQDN: Rule = Rule {
         ex(
             "mirror debian.org.mirror-7.corp and notdebian.org down",
             "mirror <HOST> and <HOST> down",
+        ),
+        ex(
+            "resolved build-07.eu.corp.microsoft.com and a.b.c.google.com",
+            "resolved <HOST> and <HOST>",
         ),
     ],
     negatives: &[
@@ -984,5 +1008,164 @@ pub(crate) static HOST_PLACE: Rule = Rule {
         "onclick@http://path/to/file",
         "uses: actions/checkout@v4 and cache@v3",
         "ok: [webservers] => {\"changed\": false}",
+    ],
+};
+
+// ---------------------------------------------------------------------------------------------
+// Machines of a fleet, known by how they are numbered.
+
+/// Words after which a name is where something runs or goes: `JOB 12 ON cn-0107`,
+/// `From DC01 to DC03`, `via gw-east-2`.
+const HOST_SLOT_WORDS: [&str; 5] = ["on", "from", "to", "at", "via"];
+
+/// Whether `name` (`[A-Za-z0-9-]`, no `_`) reads as one machine of a fleet: a role and its
+/// number. `padded`: its number is zero-padded (`07`, `0107`), as fleets number machines so
+/// that they sort; in a host slot, a number at its end after a dash or a letter does
+/// (`risk-grid-n7`, `msra-sa-41`).
+fn is_fleet_name(name: &str, in_slot: bool) -> bool {
+    let b = name.as_bytes();
+    let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 || digits == b.len() || b.iter().filter(|c| c.is_ascii_alphabetic()).count() < 2
+    {
+        return false;
+    }
+    let segments: Vec<&str> = name.split('-').collect();
+    let last = segments[segments.len() - 1];
+    let lower = !b.iter().any(u8::is_ascii_uppercase);
+    let upper = !b.iter().any(u8::is_ascii_lowercase);
+    // Numbered things that are no machines: `CVE-2024-0001` (a number before the last), camel
+    // case (`SteamUser021`), a hash or uuid's hex, an error code (`ORA-00942`, `TNS-12541`),
+    // a region (`us-east-1`).
+    let inner_number = segments[..segments.len() - 1]
+        .iter()
+        .any(|s| s.is_empty() || s.bytes().all(|c| c.is_ascii_digit()));
+    let camel = b.windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    let hashy = segments
+        .iter()
+        .any(|s| s.len() >= 8 && s.bytes().all(|c| c.is_ascii_hexdigit()));
+    let code = upper && segments.len() == 2 && last.bytes().all(|c| c.is_ascii_digit());
+    let region = segments.len() == 3
+        && segments[0].len() == 2
+        && last.len() == 1
+        && segments[..2].iter().all(|s| s.bytes().all(|c| c.is_ascii_lowercase()));
+    if inner_number || camel || hashy || code || region {
+        return false;
+    }
+    let number = &b[b.len() - digits..];
+    let padded = number[0] == b'0' && (2..=4).contains(&digits);
+    if padded && (lower || upper && segments.len() >= 2) {
+        return true;
+    }
+    // In a host slot: an upper-case or mixed-case name (`NBDC03`, `Build-Agent07`; outside a
+    // slot a mixed-case name is a component, `Interconnect-1N00`), or a dashed name whose last
+    // part holds letters and its number (`risk-grid-n7`), or that has three parts and a number
+    // of two digits (`msra-sa-41`). `utf-8` and `sha-256` have two parts; `mysql-replica-2` is
+    // a replica's role.
+    let last_alpha = last.bytes().any(|c| c.is_ascii_alphabetic());
+    in_slot
+        && (padded
+            || segments.len() >= 2 && last_alpha
+            || segments.len() >= 3 && digits >= 2)
+}
+
+/// Whether the name at `start` stands in a host slot: right after `@`, or after one of
+/// [`HOST_SLOT_WORDS`] and blanks.
+fn in_host_slot(s: &str, start: usize) -> bool {
+    let before = s[..start].as_bytes();
+    if before.last() == Some(&b'@') {
+        return true;
+    }
+    let word_end = before.len() - before.iter().rev().take_while(|&&c| c == b' ').count();
+    if word_end == before.len() {
+        return false;
+    }
+    let word = &before[..word_end];
+    let len = word.iter().rev().take_while(|c| c.is_ascii_alphabetic()).count();
+    let w = &word[word_end - len..];
+    (word_end == len || !is_word_byte(word[word_end - len - 1]))
+        && HOST_SLOT_WORDS.iter().any(|k| w.eq_ignore_ascii_case(k.as_bytes()))
+}
+
+fn pass_fleet_hosts(s: &str, hits: &mut u32) -> Option<String> {
+    let b = s.as_bytes();
+    let name_byte = |c: u8| c.is_ascii_alphanumeric() || c == b'-' || c == b'_';
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !name_byte(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && name_byte(b[i]) {
+            i += 1;
+        }
+        let name = &s[start..i];
+        // Part of a path, a dotted name, a placeholder or a call: `/srv/db01/`, `part01.gz`,
+        // `<HOST>`, `run01(`.
+        // The second half of a compound name is none either: `R62-M1-NA-C:J04-U01`.
+        let apart_before = !byte_before(s, start).is_some_and(|c| b"./\\<>=$%#".contains(&c))
+            && !(byte_before(s, start) == Some(b':')
+                && start >= 2
+                && b[start - 2].is_ascii_alphanumeric());
+        let apart_after = match byte_at(s, i) {
+            Some(b'.') => !byte_at(s, i + 1).is_some_and(is_word_byte),
+            Some(c) => !b"(/\\>".contains(&c),
+            None => true,
+        };
+        if name.contains('_')
+            || !b[i - 1].is_ascii_digit()
+            || !apart_before
+            || !apart_after
+            || !b[start].is_ascii_alphabetic()
+        {
+            continue;
+        }
+        if is_fleet_name(name, in_host_slot(s, start)) {
+            spans.push((start, i));
+        }
+    }
+    apply_spans(s, spans, HOST, hits)
+}
+
+pub(crate) static FLEET_HOST: Rule = Rule {
+    id: "host.fleet",
+    class: RedactionClass::Host,
+    placeholder: HOST,
+    description: "A machine of a fleet with no domain, by how fleets number machines: a role and a zero-padded number (`cn-0107`, `node07`, `EXCH-MBX03`), or a name that ends in its number after on, from, to, at, via or `@`.",
+    keywords: &[],
+    gate: |f| f.digit,
+    pass: pass_fleet_hosts,
+    matchers: &[],
+    examples: &[
+        ex(
+            "step 3 ran on gpu-b200-004 for 2h",
+            "step 3 ran on <HOST> for 2h",
+        ),
+        ex(
+            "replica lag 4s from STOR-ARRAY02 to worker07",
+            "replica lag 4s from <HOST> to <HOST>",
+        ),
+        ex(
+            "sync From LDAPDC01 to LDAPDC04 failed",
+            "sync From <HOST> to <HOST> failed",
+        ),
+        ex(
+            "job 77 held at Queue@sched-main2",
+            "job 77 held at Queue@<HOST>",
+        ),
+        ex("rsync to bkp-store-k9 done", "rsync to <HOST> done"),
+    ],
+    negatives: &[
+        "converted to utf-8 and sha-256 from ISO-8859-1",
+        "ORA-00942 at line 3; see CVE-2024-0001",
+        "deployed to us-east-1 on 2024-05-02",
+        "wrote part-00000 and part01.csv to /data/out01/",
+        "table USR02 and job SU01 read, SteamUser021 joined",
+        "listening on eth0, port 8080, at 10:02",
+        "id a208479c-c0e3-4730-a5a0-d75e8afd0252 done",
+        "WFLYCTL0013: Operation failed",
+        "Interconnect-1N00 switch error at R12-M1-N3-C:J08-U01",
+        "replication lag on mysql-replica-2 is 35s",
     ],
 };

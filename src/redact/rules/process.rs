@@ -234,8 +234,6 @@ static RUNTIME_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|[A-Za-z][A-Za-z0-9_.\-]*[ ]?\(([0-9]{2,7})\):[ \t]",
         // IBM i's qualified job name, `number/user/job`: `482913/QUSER/QZDASOINIT`.
         r"|(?-u:\b)([0-9]{6})/[A-Z#$@][A-Z0-9_#$@]{0,9}/[A-Z#$@][A-Z0-9_#$@]{0,9}(?-u:\b)",
-        // Open MPI's `[node07:39212]` (or `[<HOST>:39212]`) at a line's start.
-        r"|(?m:^)\[(?:<HOST>|[A-Za-z][A-Za-z0-9_.\-]*):([0-9]{2,7})\][ \t]",
     ))
     .expect("constant regex")
 });
@@ -282,8 +280,6 @@ pub(crate) static PID_RUNTIME: Rule = Rule {
         " ] ",
         "]{",
         "):",
-        "] ***",
-        "] signal:",
         "/q",
     ],
     gate: |f| f.digit,
@@ -314,10 +310,6 @@ pub(crate) static PID_RUNTIME: Rule = Rule {
             "dovecot: auth-worker(7716): Error: sql: Password mismatch",
             "dovecot: auth-worker(<PID>): Error: sql: Password mismatch",
         ),
-        ex(
-            "[cn0412:51877] *** Process received signal ***",
-            "[cn0412:<PID>] *** Process received signal ***",
-        ),
     ],
     negatives: &[
         "if a == 3 then",
@@ -330,7 +322,11 @@ pub(crate) static PID_RUNTIME: Rule = Rule {
 /// Android logcat's threadtime format: `03-17 16:13:38.811  1702  2395 D Tag: …`.
 static LOGCAT_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(
-        r"(?m:^)[0-9]{2}-[0-9]{2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}[ \t]+([0-9]{1,7})[ \t]+([0-9]{1,7})[ \t]+[VDIWEFA][ \t]",
+        concat!(
+            r"(?m:^)[0-9]{2}-[0-9]{2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}[ \t]+([0-9]{1,7})[ \t]+([0-9]{1,7})[ \t]+[VDIWEFA][ \t]",
+            // Android Studio's `pid-tid/package L/Tag:` after the date and time.
+            r"|(?m:^)[0-9]{2,4}-[0-9]{2}(?:-[0-9]{2})?[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}[ \t]+([0-9]{1,7})-([0-9]{1,7})/(?:<HOST>|[A-Za-z?][A-Za-z0-9_.:?]*)[ \t]+[VDIWEFA]/",
+        ),
     )
     .expect("constant regex")
 });
@@ -376,6 +372,10 @@ pub(crate) static PID_LOGCAT: Rule = Rule {
         ex(
             "crash\n12-01 09:00:00.000  812  840 E AndroidRuntime: boom",
             "crash\n12-01 09:00:00.000  <PID>  <PID> E AndroidRuntime: boom",
+        ),
+        ex(
+            "2026-12-03 10:01:02.345 4410-4471/org.sample.notes.debug W/Sync: retry",
+            "2026-12-03 10:01:02.345 <PID>-<PID>/org.sample.notes.debug W/Sync: retry",
         ),
     ],
     negatives: &[
@@ -558,6 +558,71 @@ fn pass_tool_args(s: &str, hits: &mut u32) -> Option<String> {
     }
     e.finish()
 }
+
+/// A process id beside a machine's name and a colon, as cluster runtimes print their ranks:
+/// Open MPI's `[node07:39212]` head, NCCL's and Horovod's `host:pid:tid`, and a number after
+/// `<HOST>:` too large to be a port.
+static HOST_PID_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?m:^)[ \t]*\[(?:<HOST>|[A-Za-z][A-Za-z0-9_.\-]*):([0-9]{2,7})(?::[0-9]{1,3})?\][ \t:]",
+        // Two numbers after a name with no dot, the first of three digits or more: a clock
+        // (`T10:22:31`) has two, a source location (`main.go:12:5`) a dot.
+        r"|(?:<HOST>|(?-u:\b)[A-Za-z][A-Za-z0-9\-]*):([0-9]{3,7}):([0-9]{1,7})(?:[ \t\]]|\z)",
+        r"|<HOST>:([0-9]{6,7})(?-u:\b)",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_host_pid(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in HOST_PID_RE.captures_iter(s) {
+        let Some(whole) = caps.get(0) else { continue };
+        // The last part of a dotted name or a path is a file (`main.go:120:5`).
+        if byte_before(s, whole.start()).is_some_and(|b| matches!(b, b'.' | b'/' | b'\\')) {
+            continue;
+        }
+        for m in (1..caps.group_count()).filter_map(|g| caps.get(g)) {
+            if e.replace(m.start(), m.end(), PID) {
+                *hits += 1;
+            }
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static PID_HOST: Rule = Rule {
+    id: "pid.host-colon",
+    class: RedactionClass::Pid,
+    placeholder: PID,
+    description: "A process id beside a machine and a colon: Open MPI's `[node07:39212]` head, NCCL's `host:pid:tid`, a number after a host too large for a port.",
+    keywords: &[],
+    gate: |f| f.digit && f.colons > 0,
+    pass: pass_host_pid,
+    matchers: &[&HOST_PID_RE],
+    examples: &[
+        ex(
+            "[cn412:51877] *** Process received signal ***",
+            "[cn412:<PID>] *** Process received signal ***",
+        ),
+        ex(
+            "[gpu-n3:20114] Failing at address: 0x10",
+            "[gpu-n3:<PID>] Failing at address: 0x10",
+        ),
+        ex(
+            "trainer-2:31337:31390 [1] NCCL WARN timeout",
+            "trainer-2:<PID>:<PID> [1] NCCL WARN timeout",
+        ),
+        ex(
+            "rank 4 on <HOST>:1048577 lost",
+            "rank 4 on <HOST>:<PID> lost",
+        ),
+    ],
+    negatives: &[
+        "listening on <HOST>:8443 and [dbmain:5432]",
+        "at T10:22:31 in main.go:120:5 and 2026-12-03T10:22:31Z",
+        "ab:12:34 and a:1:2",
+    ],
+};
 
 pub(crate) static PID_TOOL_ARGS: Rule = Rule {
     id: "pid.tool-args",
