@@ -230,7 +230,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 82] = [
+static CATALOGUE: [&Rule; 83] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -323,6 +323,7 @@ static CATALOGUE: [&Rule; 82] = [
     &process::PID_HEADER,
     &process::PID_RUNTIME,
     &process::PID_HOST,
+    &process::PID_PAIRED,
     &process::PID_TOOL_ARGS,
     &process::PID_KEY,
     &process::PID_TABLE,

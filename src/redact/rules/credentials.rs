@@ -652,9 +652,36 @@ fn is_algorithm_name(v: &str) -> bool {
     v.len() <= 24 && head_ok && rest_ok && v.bytes().any(|b| b.is_ascii_digit())
 }
 
+/// A bind parameter's marker where a statement or a format string holds a value's place:
+/// `?`, `$1`, `:1`, `:pwd`, `@p0`, `%s`, `%(name)s`, `{}`, `{0}`.
+fn is_bind_marker(v: &str) -> bool {
+    let ident = |w: &str| {
+        !w.is_empty() && w.len() <= 32 && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    let digits = |w: &str| !w.is_empty() && w.len() <= 3 && w.bytes().all(|b| b.is_ascii_digit());
+    v == "?"
+        || v == "%s"
+        || v == "{}"
+        || v.strip_prefix('$').is_some_and(digits)
+        || v.strip_prefix(':').is_some_and(ident)
+        || v.strip_prefix('@').is_some_and(ident)
+        || (v.strip_prefix('{').and_then(|r| r.strip_suffix('}'))).is_some_and(digits)
+        || (v.strip_prefix("%(").and_then(|r| r.strip_suffix(")s"))).is_some_and(ident)
+}
+
+/// A value of prose words joined by `-` or `_` (`not-required`, `not_set`): every part one
+/// of [`PROSE_VALUES`].
+fn is_prose_compound(v: &str) -> bool {
+    v.contains(['-', '_'])
+        && v.split(['-', '_'])
+            .all(|w| PROSE_VALUES.iter().any(|p| w.eq_ignore_ascii_case(p)) || w == "set")
+}
+
 fn is_inert_value(v: &str) -> bool {
     v.is_empty()
         || is_placeholder(v)
+        || is_bind_marker(v)
+        || is_prose_compound(v)
         || METHOD_VALUES.contains(&v)
         || is_algorithm_name(v)
         || v.bytes().all(|b| b == b'*')
@@ -1289,6 +1316,10 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
     ],
     negatives: &[
         "account_id=42 opened",
+        // A bind parameter's marker holds a value's place; prose joined by dashes is prose.
+        "UPDATE accounts SET api_token=?, pin_hash=:pin WHERE secret_ref = $2",
+        "printf(\"password=%s token={}\", ...) with auth_key=@p1",
+        "probe: credentials=not-required, secret=not_set",
         // Android's window manager prints objects by class and identity hash.
         "wtoken = AppWindowToken{3c1d9e2 token=Token{8b07f4a ActivityRecord{5e0 u0 t12}}}",
         "Bad activity token: android.os.BinderProxy@5c0e1a9",

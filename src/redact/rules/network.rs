@@ -79,24 +79,31 @@ fn host_apart(s: &str, start: usize, end: usize) -> bool {
     before_ok && after_ok && !is_public_host(&s[start..end]) && !is_package_name(&s[start..end])
 }
 
-/// Domains whose every name is a public vendor's own service, never a customer's machine or a
-/// tenant's: package mirrors, registries, vendors' support sites, the API groups and label
-/// prefixes of Kubernetes and its add-ons (`node.kubernetes.io/unreachable`, `nvidia.com/gpu`,
-/// `cert-manager.io`). Domains that host tenants' names (`acme.slack.com`, `x.github.io`,
-/// `bucket.s3.amazonaws.com`, `o123.ingest.sentry.io`) and the documentation domains
-/// (`example.com`) are not here: their names stay hosts.
-const PUBLIC_DOMAINS: [&str; 56] = [
+/// Domains whose names one label deep are a public vendor's own services, never a customer's
+/// machine: package mirrors, registries, vendors' APIs and support sites, the API groups and
+/// label prefixes of Kubernetes and its add-ons (`node.kubernetes.io/unreachable`,
+/// `nvidia.com/gpu`, `cert-manager.io`). Deeper names are tenants' and the vendor's own
+/// machines (`bucket.s3.amazonaws.com`, see [`is_public_host`]). Domains that give tenants a
+/// name of their own one label deep (`acme.slack.com`, `x.github.io`, `acme.okta.com`) and the
+/// documentation domains (`example.com`) are not here: their names stay hosts.
+const PUBLIC_DOMAINS: [&str; 73] = [
     "agent.datadoghq.com",
     "alpinelinux.org",
+    "amazonaws.com",
     "apache.org",
+    "api.letsencrypt.org",
     "apple.com",
     "archlinux.org",
+    "aws.amazon.com",
+    "azure.com",
     "bitbucket.org",
     "canonical.com",
     "centos.org",
     "cert-manager.io",
+    "cloudflare.com",
     "coreos.com",
     "crates.io",
+    "curl.se",
     "debian.org",
     "docker.com",
     "docker.io",
@@ -110,6 +117,7 @@ const PUBLIC_DOMAINS: [&str; 56] = [
     "go.dev",
     "golang.org",
     "google.com",
+    "googleapis.com",
     "gradle.org",
     "gstatic.com",
     "hashicorp.com",
@@ -117,6 +125,7 @@ const PUBLIC_DOMAINS: [&str; 56] = [
     "ietf.org",
     "istio.io",
     "jetstack.io",
+    "jsdelivr.net",
     "k8s.io",
     "kernel.org",
     "kubernetes.io",
@@ -124,6 +133,7 @@ const PUBLIC_DOMAINS: [&str; 56] = [
     "letsencrypt.org",
     "maven.org",
     "microsoft.com",
+    "microsoftonline.com",
     "mozilla.org",
     "mysql.com",
     "nodejs.org",
@@ -136,12 +146,20 @@ const PUBLIC_DOMAINS: [&str; 56] = [
     "pypi.org",
     "python.org",
     "pythonhosted.org",
+    "quay.io",
     "redhat.com",
     "rubygems.org",
     "rust-lang.org",
+    "schema.org",
+    "sentry.io",
+    "stackoverflow.com",
+    "stripe.com",
     "terraform.io",
     "ubuntu.com",
+    "unpkg.com",
     "w3.org",
+    "wikipedia.org",
+    "windows.net",
 ];
 
 /// Labels that mark a vendor's own machines under its public domain
@@ -152,8 +170,9 @@ const INTERNAL_LABELS: [&str; 8] = [
 
 /// Whether a host name is a public vendor's service (`deb.debian.org`, `support.google.com`):
 /// one of [`PUBLIC_DOMAINS`] or a name under one, label by label (`notdebian.org` is not),
-/// with at most two labels before it and none of [`INTERNAL_LABELS`]: deeper names are the
-/// vendor's own machines, which its own logs must hide.
+/// with at most one label before it and that none of [`INTERNAL_LABELS`]: deeper names are
+/// the vendor's own machines or a tenant's resources (`x.fareast.corp.microsoft.com`,
+/// `bucket.storage.googleapis.com`, `res.openai.azure.com`), which stay hosts.
 pub(crate) fn is_public_host(name: &str) -> bool {
     let name = name.trim_end_matches('.');
     let bytes = name.as_bytes();
@@ -169,7 +188,7 @@ pub(crate) fn is_public_host(name: &str) -> bool {
             return false;
         };
         let labels: Vec<&str> = head.split('.').collect();
-        labels.len() <= 2
+        labels.len() <= 1
             && !labels
                 .iter()
                 .any(|l| INTERNAL_LABELS.iter().any(|i| l.eq_ignore_ascii_case(i)))

@@ -397,8 +397,10 @@ static HEADER_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"(?:(?i:trace|debug|info|notice|warn|warning|error|err|fatal|crit|critical|alert|emerg|log|detail|statement|hint|context|note|system)(?-u:\b)",
         // glog's and klog's `file.go:12]`, the file path-qualified too; MySQL's general log's
         // commands after the connection's thread id.
-        r"|---|\[|[A-Za-z0-9_.\-/]+\.[a-z]{1,4}:[0-9]+\]|[A-Za-z0-9_]+@[A-Za-z0-9_]+[ \t]|[VDIWEFA][ \t]",
+        r"|---|\[|[A-Za-z0-9_.\-/]+\.[a-z]{1,4}:[0-9]+(?:\]|[ \t])|[A-Za-z0-9_]+@[A-Za-z0-9_]+[ \t]|[VDIWEFA][ \t]",
         r"|(?:Query|Connect|Quit|Init DB|Execute|Prepare|Close stmt)[ \t])",
+        // A bracketed id before the fields of a prefix: `UTC [48122] app=orders user=x LOG:`.
+        r"|[0-9]:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?(?:[ \t]+[A-Z]{3,5})?[ \t]+\[([0-9]{2,10})\][ \t]+[a-z_]+=",
         r"|(?i:trace|debug|info|warn|error|fatal)[ \t]+([0-9]{1,10})[ \t]+---",
         r"|(?m:^)\[([0-9]{2,10})\][ \t]",
         r"|(?m:^)[VDIWEFA]/[A-Za-z0-9_.$\-]+[ \t]*\([ \t]*([0-9]{1,10})\):",
@@ -445,6 +447,14 @@ pub(crate) static PID_HEADER: Rule = Rule {
         ex(
             "I1203 14:22:07.118231    4411 k8s.io/client-go/tools/cache/reflector.go:539] watch closed",
             "I1203 14:22:07.118231    <PID> k8s.io/client-go/tools/cache/reflector.go:539] watch closed",
+        ),
+        ex(
+            "W261203 09:14:02.551201 2207 kv/store.go:771 ⋮ [n2] slow raft ready",
+            "W261203 09:14:02.551201 <PID> kv/store.go:771 ⋮ [n2] slow raft ready",
+        ),
+        ex(
+            "2026-12-03 09:00:01.100 CET [61733] db=shop user=api LOG:  connection received",
+            "2026-12-03 09:00:01.100 CET [<PID>] db=shop user=api LOG:  connection received",
         ),
         ex(
             "2026-12-03T10:00:00.123456Z\t   19231 Query\tSELECT 1",
@@ -569,6 +579,9 @@ static HOST_PID_RE: LazyLock<Matcher> = LazyLock::new(|| {
         // (`T10:22:31`) has two, a source location (`main.go:12:5`) a dot.
         r"|(?:<HOST>|(?-u:\b)[A-Za-z][A-Za-z0-9\-]*):([0-9]{3,7}):([0-9]{1,7})(?:[ \t\]]|\z)",
         r"|<HOST>:([0-9]{6,7})(?-u:\b)",
+        // A `pid:thread` pair in brackets, as Python's `%(process)d:%(thread)d` prints it: the
+        // thread's ident is long, so no clock or ratio (`[10:30]`) is one.
+        r"|\[([0-9]{2,7}):([0-9]{5,20})\]",
     ))
     .expect("constant regex")
 });
@@ -594,7 +607,7 @@ pub(crate) static PID_HOST: Rule = Rule {
     id: "pid.host-colon",
     class: RedactionClass::Pid,
     placeholder: PID,
-    description: "A process id beside a machine and a colon: Open MPI's `[node07:39212]` head, NCCL's `host:pid:tid`, a number after a host too large for a port.",
+    description: "A process id beside a machine or a thread and a colon: Open MPI's `[node07:39212]` head, NCCL's `host:pid:tid`, Python's `[pid:thread]`, a number after a host too large for a port.",
     keywords: &[],
     gate: |f| f.digit && f.colons > 0,
     pass: pass_host_pid,
@@ -616,11 +629,89 @@ pub(crate) static PID_HOST: Rule = Rule {
             "rank 4 on <HOST>:1048577 lost",
             "rank 4 on <HOST>:<PID> lost",
         ),
+        ex(
+            "2026-12-03 10:00:01,002 [30117:139904412776256] INFO sync: done",
+            "2026-12-03 10:00:01,002 [<PID>:<PID>] INFO sync: done",
+        ),
     ],
     negatives: &[
         "listening on <HOST>:8443 and [dbmain:5432]",
         "at T10:22:31 in main.go:120:5 and 2026-12-03T10:22:31Z",
         "ab:12:34 and a:1:2",
+        "window [10:30] and ratio [3:14159]",
+    ],
+};
+
+/// Process and thread ids a runtime names beside a process word: in parentheses
+/// (`thread (0x1f4c)`, `ThreadId(02)`, `New worker (48219) forked`), in a process name's
+/// bracket (`[MainProcess:7712]`, `[ThreadPoolExecutor-0_3:1402…]`), and every id of a list
+/// after a plural or group key (`PIDs: 301442 301455`, `PGID: 301442`).
+static PID_PAIRED_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?-u:\b)(?:[Tt]hread|THREAD|ThreadId|[Tt]hread[Ii]d|[Ww]orker|[Pp]rocess|[Cc]hild|LWP)[ \t]?\([ \t]*",
+        r"(0x[0-9A-Fa-f]{1,16}|\$[0-9A-Fa-f]{1,16}|[0-9]{1,10})[ \t]*\)",
+        r"|\[[A-Za-z][A-Za-z0-9_\-]*(?:Process|Thread|Worker|Executor)[A-Za-z0-9_\-]*:([0-9]{2,20})\]",
+        r"|(?-u:\b)(?i-u:pids|pgid|pgrp|tids)[ \t]*[:=][ \t]*([0-9]{2,10}(?:(?:[ \t]*,[ \t]*|[ \t]+)[0-9]{2,10})*)",
+    ))
+    .expect("constant regex")
+});
+
+fn pass_paired(s: &str, hits: &mut u32) -> Option<String> {
+    let mut e = Edit::new(s);
+    for caps in PID_PAIRED_RE.captures_iter(s) {
+        let Some(m) = (1..=3).find_map(|g| caps.get(g)) else {
+            continue;
+        };
+        // `worker(3)` with one digit is a count or an index, and PID 1 is init.
+        if m.as_str().len() < 2 {
+            continue;
+        }
+        let mut at = m.start();
+        for id in m.as_str().split([' ', '\t', ',']) {
+            if !id.is_empty() && id != "1" && e.replace(at, at + id.len(), PID) {
+                *hits += 1;
+            }
+            at += id.len() + 1;
+        }
+    }
+    e.finish()
+}
+
+pub(crate) static PID_PAIRED: Rule = Rule {
+    id: "pid.paired",
+    class: RedactionClass::Pid,
+    placeholder: PID,
+    description: "A process or thread id in parentheses after a process word (`thread (0x1f4c)`, `ThreadId(02)`, `worker (48219)`), in a process name's bracket (`[MainProcess:7712]`), and every id of a `PIDs:` or `PGID:` list.",
+    keywords: &["thread", "worker", "process", "child", "lwp", "pids", "pgid", "pgrp", "tids"],
+    gate: |f| f.digit,
+    pass: pass_paired,
+    matchers: &[&PID_PAIRED_RE],
+    examples: &[
+        ex(
+            "UI thread (0x2b0c) blocked for 4s",
+            "UI thread (<PID>) blocked for 4s",
+        ),
+        ex(
+            "WARN ThreadId(07) proxy: connect failed",
+            "WARN ThreadId(<PID>) proxy: connect failed",
+        ),
+        ex(
+            "[NOTICE] New worker (40112) forked",
+            "[NOTICE] New worker (<PID>) forked",
+        ),
+        ex(
+            "[SpawnProcess-2:55120] [Dummy-4:140011223344] job ok",
+            "[SpawnProcess-2:<PID>] [Dummy-4:140011223344] job ok",
+        ),
+        ex(
+            "session PGID: 70021; PIDs: 70021 70034, 70035",
+            "session PGID: <PID>; PIDs: <PID> <PID>, <PID>",
+        ),
+    ],
+    negatives: &[
+        "worker(3) of 8 idle; thread (main) waiting",
+        "ThreadPoolExecutor(max_workers=4) started",
+        "process (1) exited",
     ],
 };
 

@@ -981,11 +981,17 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
     {
         return true;
     }
-    if !run.bytes().all(|b| b.is_ascii_hexdigit())
-        || ![32, 40, 56, 64, 96, 128].contains(&run.len())
+    // A subresource-integrity value: `sha512-` and the digest's base64.
+    if ["sha256-", "sha384-", "sha512-"]
+        .iter()
+        .any(|p| run.starts_with(p))
     {
+        return true;
+    }
+    if !run.bytes().all(|b| b.is_ascii_hexdigit()) {
         return false;
     }
+    let digest_length = [32, 40, 56, 64, 96, 128].contains(&run.len());
     let word = |text: &str| {
         let from = text
             .bytes()
@@ -993,7 +999,9 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
             .map_or(0, |i| i + 1);
         text[from..].to_ascii_lowercase()
     };
-    if let Some(head) = before.strip_suffix(':') {
+    if let Some(head) = before.strip_suffix(':')
+        && digest_length
+    {
         let algorithm = word(head);
         if [
             "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "blake3",
@@ -1021,6 +1029,9 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
             "sha256sum",
             "md5sum",
             "fingerprint",
+            // An HTTP entity tag and a transparency log's entry id name content too.
+            "etag",
+            "uuid",
         ]
         .contains(&key.as_str())
 }
@@ -1092,6 +1103,10 @@ pub(crate) static LONG_RUN: Rule = Rule {
         "traceId=4bf92f3577b34da6a3ce929d0e0e4736 span ok",
         "pulled app@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
         "commit 3f2a9c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c merged",
+        // An entity tag, an integrity hash and a log entry's id name public content.
+        "304 ETag: \"9b2cf535f27731c974343645a3985328c0ffee42\" cached",
+        "\"integrity\": \"sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC\"",
+        "entry uuid: 3f2a9c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d index: 12",
         "256 SHA256:Qx7vL2mN8kR4tYb1ZcW7pEoA5sHj3dFgUi6nKxQe0Tw ops@ci (ED25519)",
         "gpg: using RSA key 5F0C2E8A91B34D7766A1C0DE9B2F4A7C3D8E1F06",
         "fetched OpenJDK21U-jre_aarch64_linux_hotspot_21.0.3_9.tar.gz",
