@@ -21,7 +21,7 @@ static POD_SHAPE_RE: LazyLock<Matcher> = LazyLock::new(|| {
 
 pub(crate) static POD_CONTEXT_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
-        r#"(?i-u:pods?)["']?(?:[ \t]*[=:/][ \t]*|[ \t]+)["']?(?:[a-z0-9][a-z0-9-]*/)?"#,
+        r#"(?i-u:pods?|replicasets?)["']?(?:[ \t]*[=:/][ \t]*|[ \t]+)["']?(?:[a-z0-9][a-z0-9-]*/)?"#,
         r"([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)",
     ))
     .expect("constant regex")
@@ -57,6 +57,16 @@ fn is_pod_shape(name: &str) -> bool {
         let hash_ok = looks_generated(hash) || in_k8s_alphabet(hash);
         if (6..=10).contains(&hash.len()) && hash_ok && suffix_ok {
             return true;
+        }
+        // Two generated parts of five (`jenkins-agent-k7x2q-9fz3m`, a CI agent's template
+        // and its instance), each mixing letters and digits.
+        if hash.len() == 5 && looks_generated(hash) && looks_generated(suffix) {
+            let mixed = |s: &str| {
+                s.bytes().any(|b| b.is_ascii_digit()) && s.bytes().any(|b| b.is_ascii_lowercase())
+            };
+            if mixed(hash) && mixed(suffix) {
+                return true;
+            }
         }
         // A CronJob's Job is named after its scheduled minute (`backup-28374651-x7k2p`).
         // The minute is Unix minutes, 8 digits from 1987 to 2036: not a date such as 20261130.
@@ -169,7 +179,7 @@ pub(crate) static POD_AFTER_KEYWORD: Rule = Rule {
     class: RedactionClass::Pod,
     placeholder: POD,
     description: "A pod name after a pod keyword (pod/x, pod=x, pod x), StatefulSet ordinals (kafka-0) included.",
-    keywords: &["pod"],
+    keywords: &["pod", "replicaset"],
     gate: always,
     pass: pass_pod_context,
     matchers: &[&POD_CONTEXT_RE],
@@ -177,6 +187,10 @@ pub(crate) static POD_AFTER_KEYWORD: Rule = Rule {
         ex(
             "Back-off restarting pod/kafka-0 in ns data",
             "Back-off restarting pod/<POD> in ns data",
+        ),
+        ex(
+            "Controlled By:  ReplicaSet/web-5c8xk2v9d",
+            "Controlled By:  ReplicaSet/<POD>",
         ),
         ex(
             "pod=prod/web-7d9f8c6b5-x2k4m OOMKilled",
@@ -213,6 +227,10 @@ pub(crate) static POD_NAME: Rule = Rule {
         ex(
             "payment-service-7d8f9c6b5-x2k4m restarted",
             "<POD> restarted",
+        ),
+        ex(
+            "agent build-agent-q8z4k-m2x7p is online",
+            "agent <POD> is online",
         ),
         ex("fluentd-x7k2p on node ready", "<POD> on node ready"),
         ex("job backup-28374651-q8w2z failed", "job <POD> failed"),

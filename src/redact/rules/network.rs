@@ -422,7 +422,7 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // An Azure storage connection string's AccountName is its host's first label.
         // A key may spell its `name` out (`Workstation Name:`, `computer name :`).
-        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn|data source)(?:[ _]name)?)["']?[ \t]*[=:][ \t]*["']?"#,
+        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn|data source|relay)(?:[ _]name)?)["']?[ \t]*[=:][ \t]*["']?"#,
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)",
         // A row of `kubectl get nodes`: the name, then its status and roles.
         r"|(?m:^)([a-z0-9][a-z0-9.\-]*[a-z0-9])[ \t]+(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?[ \t]+(?:<none>|[a-z][a-z0-9,\-/.]*)[ \t]+[0-9]+[smhdy]",
@@ -430,7 +430,8 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|<(?i-u:host|hostname|server|servername|node|nodename|computer|computername|machine|machinename)>([A-Za-z0-9][A-Za-z0-9_.\-]*)</",
         // The key as a word before its value, in prose and config files: `hostname web-03`,
         // `on host db07.corp`, `server app-12 is DOWN`.
-        r"|(?-u:\b)(?i-u:host|hostname|server|node|machine|computer|workstation)[ \t]+",
+        // SMTP's greeting names the client: `EHLO ci-runner-12`.
+        r"|(?-u:\b)(?i-u:host|hostname|server|node|machine|computer|workstation|ehlo|helo|lhlo)[ \t]+",
         r"([A-Za-z][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)*)(?:[ \t,;:)\]]|\z)",
     ))
     .expect("constant regex")
@@ -484,6 +485,10 @@ pub(crate) static HOST_KEY: Rule = Rule {
         "data source",
         "ready",
         "notready",
+        "relay",
+        "ehlo",
+        "helo",
+        "lhlo",
     ],
     gate: always,
     pass: pass_host_key,
@@ -494,6 +499,10 @@ pub(crate) static HOST_KEY: Rule = Rule {
             "<HOST>   Ready    infra,worker   91d   v1.27.8",
         ),
         ex("db_host=db01 port=5432", "db_host=<HOST> port=5432"),
+        ex(
+            "<- 250 ok; -> EHLO build-box3; relay=mail-gw2[<IP>]:25",
+            "<- 250 ok; -> EHLO <HOST>; relay=<HOST>[<IP>]:25",
+        ),
         ex("\"nodeName\": \"worker3a\"", "\"nodeName\": \"<HOST>\""),
         ex(
             "storage AccountName=shopstore42 ready",
@@ -904,7 +913,7 @@ pub(crate) static BUCKET: Rule = Rule {
     examples: &[
         ex(
             "GET https://s3.amazonaws.com/acme-payroll-exports/2026/11.csv 403",
-            "GET https://<HOST>/<HOST>/2026/11.csv 403",
+            "GET https://s3.amazonaws.com/<HOST>/2026/11.csv 403",
         ),
         ex(
             "copy gs://acme-ml-models/v3 failed; policy arn:aws:s3:::my_corporate_bucket/*",

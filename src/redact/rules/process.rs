@@ -231,7 +231,8 @@ static RUNTIME_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?m:^)([0-9]{1,7}):[MCSX][ \t]+[0-9]{1,2}[ \t]+[A-Z][a-z]{2}[ \t]",
         r"|\[ ([0-9]{1,10}) \][ \t]+(?:\{[^}\n]*\}[ \t]+)?<[A-Z][a-z]+>",
         r"|(?m:^)\[([0-9]{1,7})\]\{-?[0-9]{1,10}\}\[",
-        r"|[A-Za-z][A-Za-z0-9_.\-]*[ ]?\(([0-9]{2,7})\):[ \t]",
+        // No dot in the name: `x.cpp(12): error C2065` is MSVC's diagnostic, its line.
+        r"|(?:(?m:^)|[ \t:\[])[A-Za-z][A-Za-z0-9_\-]*[ ]?\(([0-9]{2,7})\):[ \t]",
         // IBM i's qualified job name, `number/user/job`: `482913/QUSER/QZDASOINIT`.
         r"|(?-u:\b)([0-9]{6})/[A-Z#$@][A-Z0-9_#$@]{0,9}/[A-Z#$@][A-Z0-9_#$@]{0,9}(?-u:\b)",
     ))
@@ -316,6 +317,7 @@ pub(crate) static PID_RUNTIME: Rule = Rule {
         "requires <1.2.0> of the API",
         "[2026:11:29/10] saved",
         "retry(3): giving up",
+        "C:\\src\\grid.cpp(120): error C2065: 'w': undeclared identifier",
     ],
 };
 
@@ -700,8 +702,8 @@ pub(crate) static PID_PAIRED: Rule = Rule {
             "[NOTICE] New worker (<PID>) forked",
         ),
         ex(
-            "[SpawnProcess-2:55120] [Dummy-4:140011223344] job ok",
-            "[SpawnProcess-2:<PID>] [Dummy-4:140011223344] job ok",
+            "12:00:01 [SpawnProcess-2:55120] [Dummy-4:140011223344] job ok",
+            "12:00:01 [SpawnProcess-2:<PID>] [Dummy-4:140011223344] job ok",
         ),
         ex(
             "session PGID: 70021; PIDs: 70021 70034, 70035",

@@ -218,6 +218,8 @@ static PG_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"Key \([^)\n]*\)=\(([^\n]*?)\) (?:already exists|is not present|conflicts)",
         r"\.*(?:[\x00-\x7f&&[^A-Za-z0-9_.@%+/<\-]]|[^\x00-\x7f]+|\z)",
+        // A check or not-null violation's row: every column's value, in one.
+        r"|Failing row contains \(([^\n]*)\)",
     ))
     .expect("constant regex")
 });
@@ -274,7 +276,7 @@ fn pass_sql_messages(s: &str, hits: &mut u32) -> Option<String> {
         }
     }
     for caps in PG_KEY_RE.captures_iter(s) {
-        if let Some(v) = caps.get(1)
+        if let Some(v) = caps.get(1).or_else(|| caps.get(2))
             && !v.as_str().is_empty()
             && !is_placeholder(v.as_str())
         {
@@ -380,12 +382,13 @@ pub(crate) static DRIVER_MESSAGE: Rule = Rule {
     id: "sql.driver-message",
     class: RedactionClass::SqlLiteral,
     placeholder: "<STR>/<NUM>",
-    description: "Bound values quoted by MySQL (`Duplicate entry '…'`), PostgreSQL (`Key (…)=(…)`), MyBatis (`Parameters:`) and Hibernate (`binding parameter`).",
+    description: "Bound values quoted by MySQL (`Duplicate entry '…'`), PostgreSQL (`Key (…)=(…)`, `Failing row contains (…)`), MyBatis (`Parameters:`) and Hibernate (`binding parameter`).",
     keywords: &[
         "duplicate entry",
         "parameters:",
         "binding parameter",
         "key (",
+        "failing row contains",
     ],
     gate: always,
     pass: pass_sql_messages,
@@ -397,6 +400,10 @@ pub(crate) static DRIVER_MESSAGE: Rule = Rule {
         &HIBERNATE_BIND_RE,
     ],
     examples: &[
+        ex(
+            "DETAIL:  Failing row contains (7, kim, null, 19.90).",
+            "DETAIL:  Failing row contains (<STR>).",
+        ),
         ex(
             "Duplicate entry 'bob@corp' for key 'users.uk_email'",
             "Duplicate entry <STR> for key 'users.uk_email'",

@@ -113,7 +113,13 @@ const FRAME_START: &str = concat!(
     r"|(?-u:\b)(?i:file)[ \t]+\x22?[^ \t\r\n\x22,]+\.[A-Za-z]{1,6}\x22?,[ \t]+line[ \t]+[0-9]+",
     r"|\([^ \t\r\n(),]+\.[A-Za-z]{1,6},[ \t]+line[ \t]+[0-9]+\)",
     r"|[^ \t\r\n]+\.[A-Za-z]{1,6}:[0-9]+[ \t]+\+0x[0-9A-Fa-f]+",
+    // glibc's `backtrace_symbols`: `./prog(handler+0x1d) [0x400a1d]`, the function's
+    // arguments inside (`(ceph::assert_fail(char const*)+0x1a9) [0x55d3…]`).
+    r"|[^ \t\r\n\x22()]*\((?:[^()\r\n]|\([^()\r\n]*\))*\+0x[0-9A-Fa-f]+\)[ \t]*\[0x[0-9A-Fa-f]+\]",
     r"|[A-Za-z_][A-Za-z0-9_.$]*\+0x[0-9A-Fa-f]+(?:/0x[0-9A-Fa-f]+)?",
+    // Nim's `/src/x.nim(41) proc`, a caller's `, at: lib/x.ex:61` (Ecto's query origin).
+    r"|(?m:^)[ \t]*[^ \t\r\n()]*/[^ \t\r\n()]*\.[A-Za-z][A-Za-z0-9]{0,9}\([0-9]+\)[ \t]+[A-Za-z_]",
+    r"|, at: [^ \t\r\n]+\.[a-z]{1,5}:[0-9]+",
     r"|(?:stack traceback|[Bb]acktrace|Call Trace|Call stack|CallStack \(from HasCallStack\)|Stacktrace)[ \t]*:[ \t]*(?m:$)",
 );
 
@@ -302,7 +308,7 @@ fn has_at_word(b: &[u8]) -> bool {
 /// `[0x…]`), a code address or offset (`0x`), a phrase of a frame or a trace's introduction,
 /// a line that opens on a marker (`in `, `from `, `(app 1.2)`) or a URL, a parenthesis whose
 /// inside names a line (`main (x.dart:3:5)`), or an `@` whose word does (`f@x.js:1:2`,
-/// `f@http://x/a.js:7`).
+/// `f@http://x/a.js:7`), or a line number in parentheses (`x.nim(41)`).
 fn frame_possible(b: &[u8]) -> bool {
     static PHRASES: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
         aho_corasick::AhoCorasick::new([
@@ -319,6 +325,7 @@ fn frame_possible(b: &[u8]) -> bool {
             "Call stack",
             "CallStack",
             "Stacktrace",
+            ", at: ",
         ])
         .expect("constant phrases")
     });
@@ -339,6 +346,18 @@ fn frame_possible(b: &[u8]) -> bool {
         return true;
     }
     if memchr::memchr_iter(b'@', b).any(|i| colon_digit_before(i + 1, b" \t\r\n()@")) {
+        return true;
+    }
+    // Nim's `x.nim(41) proc`: a line number in parentheses after a file's extension.
+    if memchr::memchr_iter(b'(', b).any(|i| {
+        i > 0
+            && b[i - 1].is_ascii_alphanumeric()
+            && digit_after(i)
+            && b[i + 1..]
+                .iter()
+                .find(|c| !c.is_ascii_digit())
+                .is_some_and(|&c| c == b')')
+    }) {
         return true;
     }
     std::iter::once(0)
@@ -376,9 +395,12 @@ fn is_generic_frame(s: &str, start: usize, end: usize) -> bool {
     let m = &s[start..end];
     let word = m.trim_end();
     let line_start = s[..start].rfind('\n').map_or(0, |i| i + 1);
+    // lldb marks the selected frame with `*`; a log line's header may come first
+    // (`[11.03.2026 02:31:02] <58> Error    at Ns.Type.Method()`).
     let first_on_line = s[line_start..start]
         .bytes()
-        .all(|b| b == b' ' || b == b'\t');
+        .all(|b| b == b' ' || b == b'\t' || b == b'*')
+        || after_log_header(&s[line_start..start]);
     // A trace's introduction (`Call Trace:`) is a line of its own.
     if word.ends_with(':') && !m.starts_with("frame #") {
         return first_on_line;
@@ -395,7 +417,7 @@ fn is_generic_frame(s: &str, start: usize, end: usize) -> bool {
         .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
         || m.starts_with("frame #")
         || m.starts_with('[')
-        || (m.starts_with('(') && !m.contains(','))
+        || (m.starts_with('(') && !m.contains(',') && !m.contains("+0x"))
         || m.starts_with(|c: char| c.is_ascii_digit())
         || ["in", "from"].iter().any(|w| word.eq_ignore_ascii_case(w));
     if !marker {
@@ -413,6 +435,30 @@ fn is_generic_frame(s: &str, start: usize, end: usize) -> bool {
     let line_end = memchr::memchr2(b'\n', b'\r', &s.as_bytes()[end..]).map_or(s.len(), |i| end + i);
     let rest = &s[end..line_end];
     has_code_address(rest) || has_source_location(rest)
+}
+
+/// Whether `head`, a line up to a frame, is a log line's header: a clock (`02:31:02`), then a
+/// severity word and blanks at its end (`… <58> Error    `).
+fn after_log_header(head: &str) -> bool {
+    let trimmed = head.trim_end_matches([' ', '\t']);
+    if trimmed.len() == head.len() {
+        return false;
+    }
+    let level = trimmed
+        .rsplit(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or("");
+    let clock = head.as_bytes().windows(5).any(|w| {
+        w[0].is_ascii_digit() && w[1] == b':' && w[2].is_ascii_digit() && w[3].is_ascii_digit()
+            && w[4] == b':'
+    });
+    clock
+        && [
+            "error", "err", "warn", "warning", "info", "debug", "fatal", "trace", "crit",
+            "critical", "severe", "fail",
+        ]
+        .iter()
+        .any(|l| level.eq_ignore_ascii_case(l))
 }
 
 /// Extensions of source files that a frame may name without a directory (`main.c:42`); a
@@ -1101,6 +1147,26 @@ pub(crate) static FRAME: Rule = Rule {
         ex(
             "upload aborted at /opt/tools/sync.pl line 41.",
             "upload aborted <STACK>",
+        ),
+        ex(
+            "segfault\n./srv(dispatch+0x1d) [0x400a1d]\n/lib/libc.so.6(+0x29d90) [0x7f1c3a229d90]",
+            "segfault <STACK>",
+        ),
+        ex(
+            "* thread #1, stop reason = EXC_BAD_ACCESS\n  * frame #0: 0x0000000100003f2c app`Grid::draw(this=0x0) at grid.cpp:12:3",
+            "* thread #1, stop reason = EXC_BAD_ACCESS\n  * <STACK>",
+        ),
+        ex(
+            "10:02:03 ERROR    at Shop.Net.Pool.Rent(Int32 size)",
+            "10:02:03 ERROR <STACK>",
+        ),
+        ex(
+            "Traceback (most recent call last)\n/srv/app/src/main.nim(12) main\n/srv/app/src/db.nim(88) query",
+            "Traceback (most recent call last) <STACK>",
+        ),
+        ex(
+            "[debug] QUERY OK source=\"users\" db=1.2ms\n↳ Shop.Users.find/1, at: lib/shop/users.ex:20",
+            "[debug] QUERY OK source=\"users\" db=1.2ms\n↳ Shop.Users.find/1 <STACK>",
         ),
         // The exception lines of a chained trace stay.
         ex(
