@@ -107,7 +107,8 @@ fn open_after(before: Open, line: &str) -> Open {
         return Open::Stack;
     }
     // SMTP's base64 `Password:` prompt: the client's next line is the password.
-    if t.trim() == SMTP_PASSWORD_PROMPT {
+    // The prompt may follow a transcript's side marker (`S: 334 UGFzc3dvcmQ6`).
+    if t.trim_end().ends_with(SMTP_PASSWORD_PROMPT) {
         return Open::Element(SMTP_PASSWORD_PROMPT.to_owned());
     }
     if t.len() <= MAX_PREFIX

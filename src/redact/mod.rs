@@ -230,7 +230,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 83] = [
+static CATALOGUE: [&Rule; 85] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -310,6 +310,7 @@ static CATALOGUE: [&Rule; 83] = [
     &network::IPV6,
     &network::IPV4,
     &kubernetes::CONTAINER_ID,
+    &kubernetes::CONTAINER_ROW,
     &kubernetes::POD_AFTER_KEYWORD,
     &kubernetes::POD_NAME,
     &kubernetes::WORKLOAD,
@@ -324,6 +325,7 @@ static CATALOGUE: [&Rule; 83] = [
     &process::PID_RUNTIME,
     &process::PID_HOST,
     &process::PID_PAIRED,
+    &process::PID_PROCESS_ROW,
     &process::PID_TOOL_ARGS,
     &process::PID_KEY,
     &process::PID_TABLE,

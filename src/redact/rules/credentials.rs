@@ -678,7 +678,10 @@ fn is_prose_compound(v: &str) -> bool {
 }
 
 fn is_inert_value(v: &str) -> bool {
-    v.is_empty()
+    // A count of one to three digits (`…_auth:12`); a PIN has four.
+    let count = (1..=3).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_digit());
+    count
+        || v.is_empty()
         || is_placeholder(v)
         || is_bind_marker(v)
         || is_prose_compound(v)
@@ -1761,7 +1764,7 @@ pub(crate) static DSN_CUT: Rule = Rule {
 /// Oracle's `user/password@host` connect string after the tools that take one.
 static ORACLE_CONNECT_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
-        r"(?-u:\b)(?i-u:sqlplus|rman|expdp|impdp|exp|imp|sqlldr|userid)(?-u:\b)[ \t=]+[^ \t\r\n]*?",
+        r"(?-u:\b)(?i-u:sqlplus|rman|expdp|impdp|exp|imp|sqlldr|userid)(?-u:\b)[ \t=]+(?:-[A-Za-z]+[ \t]+)*[^ \t\r\n]*?",
         r"[A-Za-z][A-Za-z0-9_$#]*/([^@/ \t\r\n'\x22]+)@",
         r"|(?i-u:jdbc:oracle:[a-z]+):[A-Za-z][A-Za-z0-9_$#]*/([^@/ \t\r\n'\x22]+)@",
     ))
@@ -1795,6 +1798,10 @@ pub(crate) static ORACLE_CONNECT: Rule = Rule {
         ex(
             "expdp system/Manager1@prod schemas=hr",
             "expdp system/<SECRET>@prod schemas=hr",
+        ),
+        ex(
+            "sqlplus -S -L app/Kp2-wren@ORCLPDB @close.sql",
+            "sqlplus -S -L app/<SECRET>@ORCLPDB @close.sql",
         ),
         ex(
             "WARN jdbc:oracle:thin:scott/oraPw_2026@//orahost:1521/ORCLPDB1 refused",
@@ -2024,9 +2031,10 @@ fn looks_like_secret(v: &str) -> bool {
     let b = v.as_bytes();
     let letters = b.iter().any(u8::is_ascii_alphabetic);
     let digits = b.iter().any(u8::is_ascii_digit);
-    let symbols = b
-        .iter()
-        .any(|x| x.is_ascii_punctuation() && !matches!(x, b'.' | b',' | b':' | b';' | b'/'));
+    // A dash or an underscore between letters joins words (`e-mail`, `read_only`).
+    let symbols = b.iter().any(|x| {
+        x.is_ascii_punctuation() && !matches!(x, b'.' | b',' | b':' | b';' | b'/' | b'-' | b'_')
+    });
     b.len() >= 6 && letters && (digits || symbols)
 }
 
@@ -2044,7 +2052,11 @@ fn pass_config_spaced(s: &str, hits: &mut u32) -> Option<String> {
             .unwrap_or(key);
         let quoted = caps.get(5).is_none();
         let value = v.as_str();
-        let strong = key_words(key).0 >= 2
+        // A device's encryption type between key and value (`key 7 0822…`, `secret 5 $1$…`)
+        // says the value is the secret, whatever the key's word.
+        let typed = s[k.end()..v.start()].bytes().any(|b| b.is_ascii_digit());
+        let strong = typed
+            || key_words(key).0 >= 2
             || [
                 "pass",
                 "password",
@@ -2074,9 +2086,9 @@ fn pass_config_spaced(s: &str, hits: &mut u32) -> Option<String> {
             .iter()
             .any(|w| key.eq_ignore_ascii_case(w));
         let ok = key.starts_with(|c: char| c.is_alphabetic())
-            && !object_word
+            && (typed || !object_word)
             && !value.starts_with('-')
-            && is_secret_key(key)
+            && (is_secret_key(key) || typed && ends_with_ci(key, "key"))
             && !is_inert_value_of(key, value)
             && !is_mask_at(s, v.start())
             && !is_placeholder(value)
@@ -2110,6 +2122,10 @@ pub(crate) static CONFIG_SPACED: Rule = Rule {
     pass: pass_config_spaced,
     matchers: &[&CONFIG_SPACED_RE],
     examples: &[
+        ex(
+            "radius-server host 10.1.1.9 key 7 0822455D0A165E1E",
+            "radius-server host <IP> key 7 <SECRET>",
+        ),
         ex(
             "snmp-server community Wq8-Larch42 RO 10",
             "snmp-server community <SECRET> RO 10",
@@ -2329,7 +2345,8 @@ static PROTOCOL_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?m:^)[ \t]*(?:AUTH|auth)[ \t]+([^ \t\r\n]{6,})[ \t]*(?m:$)",
         // SMTP: `AUTH PLAIN <base64>`, and the line after the server's base64 `Password:`.
         r"|(?-u:\b)AUTH[ \t]+PLAIN[ \t]+([A-Za-z0-9+/=]{4,})",
-        r"|334[ \t]+UGFzc3dvcmQ6[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=]{4,})",
+        // A transcript may mark each line's side: `S: 334 …` / `C: <base64>`, `<-` / `->`.
+        r"|334[ \t]+(?:UGFzc3dvcmQ6|cGFzc3dvcmQ6)[ \t]*\r?\n[ \t]*(?:[A-Za-z]{1,2}:[ \t]*|(?:<-|->|<<<|>>>|[<>])[ \t]+)?([A-Za-z0-9+/=]{4,})",
     ))
     .expect("constant regex")
 });
@@ -2439,6 +2456,10 @@ pub(crate) static PROTOCOL: Rule = Rule {
         ex(
             "AUTH LOGIN\n334 VXNlcm5hbWU6\nb3BzQGV4YW1wbGUub3Jn\n334 UGFzc3dvcmQ6\nS2Vzc2VsLUJydWNrZS05",
             "AUTH LOGIN\n334 VXNlcm5hbWU6\n<TOKEN>\n334 UGFzc3dvcmQ6\n<SECRET>",
+        ),
+        ex(
+            "C: AUTH LOGIN\nS: 334 VXNlcm5hbWU6\nC: YWxlcnRz\nS: 334 UGFzc3dvcmQ6\nC: V2hpbjdlci1mb3gh",
+            "C: AUTH LOGIN\nS: 334 VXNlcm5hbWU6\nC: YWxlcnRz\nS: 334 UGFzc3dvcmQ6\nC: <SECRET>",
         ),
         ex(
             "Option 'smtp_pass' has value 'Vi!l-Ch4rt-51'; option 'smtp_tls' has value 'true'",

@@ -497,6 +497,48 @@ fn pass_container_id(s: &str, hits: &mut u32) -> Option<String> {
     e.finish()
 }
 
+/// The container id that opens a row of `docker ps` or `crictl ps`: 12 or 13 hex digits, then
+/// the image (a name with `/`, `:` or `@`).
+static CONTAINER_ROW_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(
+        r"(?m:^)([0-9a-f]{12,13})[ \t]{2,}[A-Za-z0-9<][^ \t\r\n]*[/:@][^ \t\r\n]*[ \t]",
+    )
+    .expect("constant regex")
+});
+
+pub(crate) static CONTAINER_ROW: Rule = Rule {
+    id: "pod.container-row",
+    class: RedactionClass::Pod,
+    placeholder: POD,
+    description: "The container id that opens a row of `docker ps` or `crictl ps`: 12 or 13 hex digits, then an image.",
+    keywords: &[],
+    gate: |f| f.digit,
+    pass: |s, hits| {
+        let mut e = Edit::new(s);
+        for caps in CONTAINER_ROW_RE.captures_iter(s) {
+            if let Some(v) = caps.get(1)
+                && v.as_str().bytes().any(|b| b.is_ascii_alphabetic())
+                && e.replace(v.start(), v.end(), POD)
+            {
+                *hits += 1;
+            }
+        }
+        e.finish()
+    },
+    matchers: &[&CONTAINER_ROW_RE],
+    examples: &[
+        ex(
+            "4e1f9a0c7b2d   redis:7.2-alpine   \"docker-entrypoint.s…\"   2 days ago   Up 2 days   6379/tcp   cache-1",
+            "<POD>   redis:7.2-alpine   \"docker-entrypoint.s…\"   2 days ago   Up 2 days   6379/tcp   cache-1",
+        ),
+        ex(
+            "c0ffee1a2b3c4   ghcr.io/acme/api@sha256:9f86d081   5 minutes ago   Running   api   0",
+            "<POD>   ghcr.io/acme/api@sha256:9f86d081   5 minutes ago   Running   api   0",
+        ),
+    ],
+    negatives: &["201612031422   backup/run.sh  done", "deadbeefcafe is a word"],
+};
+
 pub(crate) static CONTAINER_ID: Rule = Rule {
     id: "pod.container-id",
     class: RedactionClass::Pod,

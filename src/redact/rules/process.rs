@@ -518,7 +518,7 @@ pub(crate) static PID_HEADER: Rule = Rule {
 static TOOL_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?-u:\b)(?:kill|pkill|killall|jcmd|jstack|jmap|jinfo|jstat|jhsdb|gcore|pstack|strace|ltrace",
-        r"|gdb|lldb|py-spy|rbspy|renice|taskset|prlimit|pmap|pidstat|nsenter|pwdx|pidof|perf",
+        r"|gdb|lldb|py-spy|rbspy|renice|taskset|prlimit|pmap|pidstat|nsenter|pwdx|pidof|perf|lsof|ionice|dotnet-dump|dotnet-trace|dotnet-counters|dotnet-gcdump",
         r"|(?i:taskkill)|(?i:Stop-Process)|(?i:Get-Process)|procdump|async-profiler|profiler\.sh)",
         r"(?:[ \t]+[^ \t\r\n;|&<>]+)+",
     ))
@@ -717,6 +717,79 @@ pub(crate) static PID_PAIRED: Rule = Rule {
     ],
 };
 
+/// A process table's row known by its columns' shapes, with no header line above it: `ps aux`
+/// (user, pid, %cpu, %mem, vsz, rss), `ps -ef` (uid, pid, ppid, c, stime, tty, time), `top`
+/// (pid, user, pr, ni, virt, res, shr, state), `lsof` (command, pid, user, fd), Windows'
+/// `tasklist` (image, pid, session, memory), `jps` (pid, main class); and the pid in a
+/// `/proc/N/` path and in the kernel's hung-task report (`task java:1234 blocked`).
+static PROCESS_ROW_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?m:^)[ \t]*[a-z_][a-z0-9_.+\-]*[ \t]+([0-9]{1,7})[ \t]+[0-9]{1,3}\.[0-9][ \t]+[0-9]{1,3}\.[0-9][ \t]+[0-9]+[ \t]+[0-9]+[ \t]",
+        r"|(?m:^)[ \t]*[a-z_][a-z0-9_.+\-]*[ \t]+([0-9]{1,7})[ \t]+([0-9]{1,7})[ \t]+[0-9]{1,3}[ \t]+[0-9A-Za-z:]+[ \t]+[^ \t\r\n]+[ \t]+[0-9]{1,3}:[0-9]{2}:[0-9]{2}[ \t]",
+        r"|(?m:^)[ \t]*([0-9]{1,7})[ \t]+[a-z_][a-z0-9_.+\-]*[ \t]+(?:-?[0-9]{1,2}|rt)[ \t]+-?[0-9]{1,2}[ \t]+[0-9.]+[kmgtp]?[ \t]+[0-9.]+[kmgtp]?[ \t]+[0-9.]+[kmgtp]?[ \t]+[RSDZTIX][ \t]",
+        r"|(?m:^)[A-Za-z0-9_.\-:/]+[ \t]+([0-9]{1,7})[ \t]+[a-z_][a-z0-9_.\-]*[ \t]+(?:cwd|rtd|txt|mem|DEL|[0-9]{1,5}[rwu])[ \t]",
+        r"|(?m:^)[^ \t\r\n]+\.exe[ \t]+([0-9]{1,7})[ \t]+(?:Console|Services|RDP-Tcp#[0-9]+)[ \t]+[0-9]+[ \t]+[0-9,.]+ K",
+        r"|(?m:^)([0-9]{1,7})[ \t]+(?:Jps|(?:[a-z][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_$]*)[ \t]*(?m:$)",
+        r"|/proc/([0-9]{1,7})/",
+        r"|(?-u:\b)task [^ \t\r\n]+:([0-9]{1,7}) blocked for more than",
+    ))
+    .expect("constant regex")
+});
+
+pub(crate) static PID_PROCESS_ROW: Rule = Rule {
+    id: "pid.process-row",
+    class: RedactionClass::Pid,
+    placeholder: PID,
+    description: "A process table's row known by its columns' shapes with no header above it (ps aux, ps -ef, top, lsof, tasklist, jps), a `/proc/N/` path, the kernel's hung task.",
+    keywords: &[],
+    gate: |f| f.digit,
+    pass: |s, hits| {
+        let mut e = Edit::new(s);
+        for caps in PROCESS_ROW_RE.captures_iter(s) {
+            for m in (1..=9).filter_map(|g| caps.get(g)) {
+                // PID 1 is init on every machine: it tells nothing.
+                if m.as_str() != "1" && e.replace(m.start(), m.end(), PID) {
+                    *hits += 1;
+                }
+            }
+        }
+        e.finish()
+    },
+    matchers: &[&PROCESS_ROW_RE],
+    examples: &[
+        ex(
+            "www-data  30412  1.2  0.8 412332 65120 ?        S    09:12   0:03 php-fpm: pool www",
+            "www-data  <PID>  1.2  0.8 412332 65120 ?        S    09:12   0:03 php-fpm: pool www",
+        ),
+        ex(
+            "redis      8812     1  0 Dec02 ?        00:12:41 /usr/bin/redis-server *:6379",
+            "redis      <PID>     1  0 Dec02 ?        00:12:41 /usr/bin/redis-server *:6379",
+        ),
+        ex(
+            "  30412 mysql     20   0 2451232 412332  12044 S   3.0   5.1  12:41.02 mysqld",
+            "  <PID> mysql     20   0 2451232 412332  12044 S   3.0   5.1  12:41.02 mysqld",
+        ),
+        ex(
+            "nginx     30412 www-data  6u  IPv4 0x1  0t0  TCP *:80 (LISTEN)",
+            "nginx     <PID> www-data  6u  IPv4 0x1  0t0  TCP *:80 (LISTEN)",
+        ),
+        ex(
+            "svchost.exe                   1204 Services                   0     12,044 K",
+            "svchost.exe                   <PID> Services                   0     12,044 K",
+        ),
+        ex("30412 com.acme.billing.Main", "<PID> com.acme.billing.Main"),
+        ex(
+            "read /proc/30412/smaps; INFO: task jbd2/sda1-8:412 blocked for more than 120 seconds.",
+            "read /proc/<PID>/smaps; INFO: task jbd2/sda1-8:<PID> blocked for more than 120 seconds.",
+        ),
+    ],
+    negatives: &[
+        "12 2.5 3.1 files in 3 dirs",
+        "/proc/self/status and /proc/sys/vm/swappiness",
+        "2026 Release.Notes",
+    ],
+};
+
 pub(crate) static PID_TOOL_ARGS: Rule = Rule {
     id: "pid.tool-args",
     class: RedactionClass::Pid,
@@ -751,12 +824,19 @@ pub(crate) static PID_TOOL_ARGS: Rule = Rule {
         "get-process",
         "procdump",
         "profiler",
+        "lsof",
+        "ionice",
+        "dotnet-",
     ],
     gate: |f| f.digit,
     pass: pass_tool_args,
     matchers: &[&TOOL_RE],
     examples: &[
         ex("$ kill -9 22418 22419", "$ kill -9 <PID> <PID>"),
+        ex(
+            "lsof -p 3318 | wc -l; dotnet-dump collect -p 3320",
+            "lsof -p <PID> | wc -l; dotnet-dump collect -p <PID>",
+        ),
         ex("gdb -p 2290 -batch -ex bt", "gdb -p <PID> -batch -ex bt"),
         ex("jcmd 41872 GC.heap_info", "jcmd <PID> GC.heap_info"),
         ex("jstack -l 31877 > dump.txt", "jstack -l <PID> > dump.txt"),

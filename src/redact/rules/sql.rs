@@ -220,6 +220,8 @@ static PG_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"\.*(?:[\x00-\x7f&&[^A-Za-z0-9_.@%+/<\-]]|[^\x00-\x7f]+|\z)",
         // A check or not-null violation's row: every column's value, in one.
         r"|Failing row contains \(([^\n]*)\)",
+        // ActiveRecord's lookup: `Couldn't find User with 'id'=88213`.
+        r"|Couldn't find [A-Z][A-Za-z0-9_:]* with '[A-Za-z_][A-Za-z0-9_]*'=([^ \t\r\n):,\]]+)",
     ))
     .expect("constant regex")
 });
@@ -276,7 +278,7 @@ fn pass_sql_messages(s: &str, hits: &mut u32) -> Option<String> {
         }
     }
     for caps in PG_KEY_RE.captures_iter(s) {
-        if let Some(v) = caps.get(1).or_else(|| caps.get(2))
+        if let Some(v) = (1..=3).find_map(|g| caps.get(g))
             && !v.as_str().is_empty()
             && !is_placeholder(v.as_str())
         {
@@ -389,6 +391,7 @@ pub(crate) static DRIVER_MESSAGE: Rule = Rule {
         "binding parameter",
         "key (",
         "failing row contains",
+        "couldn't find",
     ],
     gate: always,
     pass: pass_sql_messages,
@@ -403,6 +406,10 @@ pub(crate) static DRIVER_MESSAGE: Rule = Rule {
         ex(
             "DETAIL:  Failing row contains (7, kim, null, 19.90).",
             "DETAIL:  Failing row contains (<STR>).",
+        ),
+        ex(
+            "ActiveRecord::RecordNotFound (Couldn't find Order with 'id'=5521):",
+            "ActiveRecord::RecordNotFound (Couldn't find Order with 'id'=<STR>):",
         ),
         ex(
             "Duplicate entry 'bob@corp' for key 'users.uk_email'",

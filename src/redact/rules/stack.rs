@@ -76,11 +76,12 @@ const STARTS: [&str; 9] = [
     ),
     r#"Traceback \(most recent call last\):|(?-u:\b)File "[^"\n]+", line [0-9]+"#,
     r"(?-u:\b)goroutine [0-9]+ \[[^\]\n]*\]:",
-    // PHP: `Stack trace:`, `#0 /var/www/x.php(12): …`, and a fatal error's
-    // `in /var/www/x.php:33` or `in /var/www/x.php on line 33`.
+    // PHP: `Stack trace:`, `#0 /var/www/x.php(12): …`, and an uncaught exception's
+    // `in /var/www/x.php:33`. A warning's own `in /var/www/x.php on line 33` is where it was
+    // raised, as a compiler's diagnostic says: no stack.
     concat!(
         r"Stack trace:|#[0-9]+ [^ \t\r\n()]*\.php\([0-9]+\)",
-        r"|(?-u:\b)in[ \t]+/[^ \t\r\n]*\.php(?::[0-9]+|[ \t]+on[ \t]+line[ \t]+[0-9]+)",
+        r"|(?-u:\b)in[ \t]+/[^ \t\r\n]*\.php:[0-9]+",
     ),
     // Ruby: `/app/x.rb:12:in 'm'` (also with a backtick), `from x.rb:3:in`.
     r"(?:from[ \t]+)?[^ \t\r\n:()'`\x22]*\.rb:[0-9]+:in[ \t]+[`']",
@@ -903,7 +904,11 @@ pub(crate) static PHP: Rule = Rule {
             "PHP Fatal error:  Uncaught Exception: boom <STACK>",
         ),
     ],
-    negatives: &["see index.php (line 7) for details", "Stack trace follows"],
+    negatives: &[
+        "see index.php (line 7) for details",
+        "Stack trace follows",
+        "PHP Warning:  Undefined variable $x in /var/www/app/cart.php on line 41",
+    ],
 };
 
 pub(crate) static RUBY: Rule = Rule {

@@ -1249,14 +1249,26 @@ pub(crate) static PASSWORD_SHAPE: Rule = Rule {
 /// Whether `run`, letters and digits only, reads as random: 16 to 31 bytes with capitals,
 /// small letters and digits, the classes switching at least every third byte, and few vowels
 /// (base62 keys do; `Log4jContextSelector` and other names do not).
+///
+/// An id of small letters and digits alone (Docker Swarm's task ids, base36 keys) reads as
+/// random at 20 bytes or more when a letter beyond `f` says it is no hex digest, a quarter of it
+/// is digits and the classes switch at least every other byte.
 fn is_random_run(run: &str) -> bool {
     let b = run.as_bytes();
-    (16..=31).contains(&b.len())
+    let digits = b.iter().filter(|x| x.is_ascii_digit()).count();
+    let mixed_case = (16..=31).contains(&b.len())
         && b.iter().any(u8::is_ascii_uppercase)
         && b.iter().any(u8::is_ascii_lowercase)
-        && b.iter().filter(|x| x.is_ascii_digit()).count() >= 2
+        && digits >= 2
         && class_switches(b) * 3 >= b.len()
-        && vowel_share(b) < 0.25
+        && vowel_share(b) < 0.25;
+    let base36 = (20..=31).contains(&b.len())
+        && b.iter().all(|x| x.is_ascii_lowercase() || x.is_ascii_digit())
+        && b.iter().any(|x| (b'g'..=b'z').contains(x))
+        && digits * 4 >= b.len()
+        && class_switches(b) * 2 >= b.len()
+        && vowel_share(b) < 0.2;
+    mixed_case || base36
 }
 
 fn pass_random_run(s: &str, hits: &mut u32) -> Option<String> {
@@ -1293,7 +1305,7 @@ pub(crate) static RANDOM_RUN: Rule = Rule {
     id: "token.random-run",
     class: RedactionClass::Token,
     placeholder: TOKEN,
-    description: "A run of 16 to 31 letters and digits that reads as random (capitals, small letters and digits switching, few vowels), with no key to name it.",
+    description: "A run of 16 to 31 letters and digits that reads as random (capitals, small letters and digits switching, few vowels; or 20 or more small letters and digits, no hex), with no key to name it.",
     keywords: &[],
     gate: |f| f.digit && f.max_run >= 16,
     pass: pass_random_run,
@@ -1307,11 +1319,17 @@ pub(crate) static RANDOM_RUN: Rule = Rule {
             "invite code Zx8Kq2Wm7Rt4Yb9Np3 sent",
             "invite code <TOKEN> sent",
         ),
+        ex(
+            "task q7v2k9x4m1t8z3b6r0n5w2j8p failed",
+            "task <TOKEN> failed",
+        ),
     ],
     negatives: &[
         "Log4jContextSelector set to AsyncLoggerContextSelector",
         "traceId=4bf92f3577b34da6a3ce929d0e0e4736 ok",
         "HTTP2ServerConnectionHandler started",
         "build 20261203T142207Z",
+        "loaded log4j2configurationfile and utf8mb4unicode520ci",
+        "short sha 3f2a9c1d4e5b6a7c8d9e0f1a2b3c merged",
     ],
 };
