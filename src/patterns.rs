@@ -49,8 +49,9 @@
 //! truth), with no per-source rule. Messages of different token counts, after the folding
 //! above, never share a cluster, so a parameter of several plain words still splits its event
 //! by length (softened by printing a run of `<*>` as one); a
-//! slot that shows only two to four distinct words is read as meaningful, which sometimes
-//! splits what a human would call one event. Memory is bounded: at most [`MAX_CLUSTERS`]
+//! slot that shows only two to four distinct words is read as meaningful unless the same
+//! words fill a slot of another template too (see `spans`), which sometimes splits what a
+//! human would call one event. Memory is bounded: at most [`MAX_CLUSTERS`]
 //! clusters of at most [`MAX_TOKENS`] tokens, at most 128 families per (token count, leading
 //! word) and 256 clusters per family, and an exact-match cache that is emptied when full.
 //! When a bound is reached a message joins its most similar cluster, or the one catch-all

@@ -17,6 +17,19 @@
 //! template takes its narrowest qualifying context, and merged templates are compared again
 //! until nothing changes, so two variable-length parameters in one event merge in two rounds.
 //!
+//! A *domain*. Counting alone cannot tell a parameter of three or four words (a state
+//! `RUNNING`/`FAILED`/`PENDING`, a queue `low`/`high`/`bulk`) from the three or four constants
+//! that name three or four events (`VM Started`, `VM Paused`, `VM Stopped`). What tells them
+//! apart is where else the words appear: a context also qualifies when at least three of its
+//! fillers fill another context too, one that differs elsewhere (`session opened for user
+//! [cyrus|news|test]` and `session closed for user [cyrus|news|test]`, or one queue name set
+//! under every task of one event). A set that recurs across messages that otherwise differ
+//! is a parameter's domain; a word that names an event changes with the rest of the message,
+//! so its set shows up in one context only. A pair never counts: `opened`/`closed` crossed
+//! with three users recurs too, and stays two events. A template takes every domain span that
+//! does not overlap the one it takes first, so two domains crossed in one event (a queue and a
+//! task) are both read in the round that still shows the two.
+//!
 //! A span may end the message only when quotes or brackets enclose it, or after a header of
 //! three or more words: after a short header the rest is as often another event as a value.
 //!
@@ -36,6 +49,14 @@ use super::{FxBuild, FxHasher, WILDCARD, hash_str, is_data, is_value_only};
 pub(super) const MAX_SPAN: usize = 10;
 /// Merge rounds at most; each round only generalizes, so this is a bound on work, not a knob.
 const MAX_ROUNDS: usize = 8;
+/// Fillers two contexts must share for both to be a parameter's domain: three, so that a pair
+/// of opposites (`opened`/`closed`) crossed with another slot never counts.
+const DOMAIN_SHARED: usize = 3;
+/// A context with more fillers than this is not compared by its fillers (the bound on work;
+/// a slot with that many values mostly varies by count already).
+const MAX_DOMAIN: usize = 12;
+/// Contexts one filler is compared through, at most (the bound on work per filler).
+const MAX_SHARING: usize = 64;
 
 /// The templates' final texts: `texts[of[i]]` is what template `i` of the input reads as.
 pub(super) struct Merged {
@@ -59,12 +80,32 @@ struct Context {
     lone: bool,
     firsts: Distinct,
     lasts: Distinct,
+    /// The distinct fillers by content (not position), up to [`MAX_DOMAIN`].
+    fillers: Vec<u64>,
+    /// Whether it had more fillers than that: then they are not compared.
+    crowded: bool,
+    /// Whether at least [`DOMAIN_SHARED`] of its fillers also fill another context.
+    domain: bool,
 }
 
 impl Context {
     fn qualifies(&self) -> bool {
         let (firsts, lasts) = (self.firsts.varies(), self.lasts.varies());
-        self.two_fillers && ((firsts && lasts) || (self.lone && (firsts || lasts)))
+        self.two_fillers && ((firsts && lasts) || (self.lone && (firsts || lasts)) || self.domain)
+    }
+
+    /// Records a filler's content; returns whether the context just reached
+    /// [`DOMAIN_SHARED`] distinct fillers (it becomes a candidate domain once, then).
+    fn add_filler(&mut self, content: u64) -> bool {
+        if self.crowded || self.fillers.contains(&content) {
+            return false;
+        }
+        if self.fillers.len() == MAX_DOMAIN {
+            self.crowded = true;
+            return false;
+        }
+        self.fillers.push(content);
+        self.fillers.len() == DOMAIN_SHARED
     }
 }
 
@@ -144,7 +185,8 @@ fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64, u64)) {
     }
     // The leading token names the event, as it keys the miner's families: never in a span.
     for i in 1..n {
-        let mut filler = i as u64;
+        // By content alone: the same words fill spans of other contexts at other positions.
+        let mut filler = 0x243f_6a88_85a3_08d3;
         for j in i + 1..=n.min(i + MAX_SPAN) {
             filler = mix(filler, t.hashes[j - 1]);
             // An unbound span is followed by a word, not only by values or the end.
@@ -180,6 +222,8 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
         let mut contexts: HashMap<u64, Context, FxBuild> = HashMap::default();
         contexts.reserve(alive.len() * MAX_SPAN);
         let mut data: Vec<bool> = Vec::new();
+        // Contexts with at least `DOMAIN_SHARED` fillers, in the order they reached it.
+        let mut candidates: Vec<u64> = Vec::new();
         for &t in &alive {
             let tpl = &current[t as usize];
             data.clear();
@@ -193,33 +237,46 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
                 c.lone |= j - i == 1 && j < tpl.tokens.len() && &*tpl.tokens[i] == WILDCARD;
                 c.firsts.push((tpl.hashes[i], data[i]));
                 c.lasts.push((tpl.hashes[j - 1], data[j - 1]));
+                if c.add_filler(filler) {
+                    candidates.push(key);
+                }
             });
         }
+        mark_domains(&mut contexts, &candidates);
         let mut changed = false;
         let mut next_alive: Vec<u32> = Vec::new();
         for &t in &alive {
             let tpl = &current[t as usize];
-            // The narrowest qualifying span, leftmost first.
-            let mut best: Option<(usize, usize)> = None;
+            // The narrowest qualifying span, leftmost first; then every other domain span that
+            // does not overlap the ones taken, narrowest first: a domain crossed with another
+            // (`queue low|high` × `task a|b|c`) is read in the round that still shows both.
+            let mut found: Vec<(usize, usize, bool)> = Vec::new();
             for_each_context(tpl, |i, j, key, _| {
-                if contexts.get(&key).is_some_and(Context::qualifies)
-                    && best.is_none_or(|(bi, bj)| j - i < bj - bi)
-                {
-                    best = Some((i, j));
+                if let Some(c) = contexts.get(&key).filter(|c| c.qualifies()) {
+                    found.push((i, j, c.domain));
                 }
             });
-            let Some((i, j)) = best else {
+            if found.is_empty() {
                 next_alive.push(t);
                 continue;
-            };
-            let mut text = tpl.tokens[..i].join(" ");
-            for part in std::iter::once(WILDCARD).chain(tpl.tokens[j..].iter().map(|t| &**t)) {
-                if !text.is_empty() {
-                    text.push(' ');
-                }
-                text.push_str(part);
             }
-            let merged = template(&text);
+            found.sort_by_key(|&(i, j, _)| (j - i, i));
+            let mut cut: Vec<(usize, usize)> = vec![(found[0].0, found[0].1)];
+            for &(i, j, domain) in &found[1..] {
+                if domain && cut.iter().all(|&(a, b)| j <= a || b <= i) {
+                    cut.push((i, j));
+                }
+            }
+            cut.sort_unstable();
+            let mut parts: Vec<&str> = Vec::with_capacity(tpl.tokens.len());
+            let mut k = 0;
+            for &(i, j) in &cut {
+                parts.extend(tpl.tokens[k..i].iter().map(|t| &**t));
+                parts.push(WILDCARD);
+                k = j;
+            }
+            parts.extend(tpl.tokens[k..].iter().map(|t| &**t));
+            let merged = template(&parts.join(" "));
             let joined: Box<str> = merged.tokens.join(" ").into();
             let fresh = current.len() as u32;
             let id = *by_text.entry(joined).or_insert(fresh);
@@ -265,6 +322,62 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
     }
 }
 
+/// Marks as a domain every candidate context that shares [`DOMAIN_SHARED`] fillers with
+/// another: a set of words that fills one slot in two events (or in two shapes of one event)
+/// is a parameter's domain, however few its values (`RUNNING`, `FAILED`, `PENDING`), while a
+/// constant that names an event changes with the rest of the message, not across it.
+fn mark_domains(contexts: &mut HashMap<u64, Context, FxBuild>, candidates: &[u64]) {
+    if candidates.len() < 2 {
+        return;
+    }
+    // filler → the candidates it fills, in candidate order.
+    let mut by_filler: HashMap<u64, Vec<u32>, FxBuild> = HashMap::default();
+    for (k, key) in candidates.iter().enumerate() {
+        let Some(c) = contexts.get(key).filter(|c| !c.crowded) else {
+            continue;
+        };
+        for &f in &c.fillers {
+            let list = by_filler.entry(f).or_default();
+            if list.len() < MAX_SHARING {
+                list.push(k as u32);
+            }
+        }
+    }
+    let mut shared = vec![0u8; candidates.len()];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut domains: Vec<u64> = Vec::new();
+    for (k, key) in candidates.iter().enumerate() {
+        let Some(c) = contexts.get(key).filter(|c| !c.crowded) else {
+            continue;
+        };
+        let mut hit = false;
+        for f in &c.fillers {
+            for &o in by_filler.get(f).map_or(&[][..], Vec::as_slice) {
+                if o as usize == k {
+                    continue;
+                }
+                if shared[o as usize] == 0 {
+                    touched.push(o);
+                }
+                shared[o as usize] += 1;
+                hit |= usize::from(shared[o as usize]) >= DOMAIN_SHARED;
+            }
+        }
+        for &o in &touched {
+            shared[o as usize] = 0;
+        }
+        touched.clear();
+        if hit {
+            domains.push(*key);
+        }
+    }
+    for key in domains {
+        if let Some(c) = contexts.get_mut(&key) {
+            c.domain = true;
+        }
+    }
+}
+
 /// A span that one pair of quotes or brackets encloses (`"Mary Ann"`, `(disk is full)`): bound
 /// by its punctuation into one value, so it may end the message. An unbound span must be
 /// followed by a constant: after a common header, the rest of a message is as often a
@@ -296,4 +409,68 @@ fn is_span_data(token: &str) -> bool {
         .find(['=', ':'])
         .is_some_and(|k| k > 0 && token[..k].bytes().all(|b| b.is_ascii_alphabetic()));
     !keyed && is_data(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::TemplateMiner;
+
+    fn templates(lines: &[String]) -> Vec<String> {
+        let mut miner = TemplateMiner::new();
+        let ids: Vec<_> = lines.iter().map(|l| miner.insert(l)).collect();
+        ids.iter()
+            .map(|&id| miner.template(id).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_word_set_that_fills_one_slot_in_two_events_is_a_parameter() {
+        // Three regions, each in an `ok` and a `failed` event: the regions are values; the
+        // pair `ok`/`failed`, crossed with them, stays two events.
+        let mut lines = Vec::new();
+        for region in ["north", "south", "east"] {
+            for verdict in ["ok", "failed"] {
+                lines.push(format!("replica {region} lag check {verdict}"));
+            }
+        }
+        let t = templates(&lines);
+        for (k, line) in lines.iter().enumerate() {
+            let want = if line.ends_with("ok") {
+                "replica <*> lag check ok"
+            } else {
+                "replica <*> lag check failed"
+            };
+            assert_eq!(t[k], want, "{line}");
+        }
+    }
+
+    #[test]
+    fn two_small_word_sets_crossed_in_one_event_are_both_parameters() {
+        // A task of one to three words and a queue of three names, in every combination.
+        let mut lines = Vec::new();
+        for (k, task) in ["resize image", "send mail", "sync", "build pdf report"]
+            .iter()
+            .enumerate()
+        {
+            for queue in ["low", "high", "bulk"] {
+                lines.push(format!("worker {k} took task {task} from queue {queue}"));
+            }
+        }
+        let t = templates(&lines);
+        assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "worker <*> took task <*> from queue <*>");
+    }
+
+    #[test]
+    fn a_small_word_set_in_one_event_only_stays_constant() {
+        // Three states of one pump, never crossed with another slot: three events.
+        let lines: Vec<String> = ["primed", "drained", "flushed"]
+            .iter()
+            .flat_map(|s| (1..4).map(move |k| format!("pump {s} at station {k}")))
+            .collect();
+        let t = templates(&lines);
+        assert_eq!(t[0], "pump primed at station <*>");
+        assert_eq!(t[3], "pump drained at station <*>");
+        assert_eq!(t[6], "pump flushed at station <*>");
+    }
 }
