@@ -604,6 +604,17 @@ fn is_data(token: &str) -> bool {
         || is_bare_literal(token)
 }
 
+/// A program's name for a value rather than a word of prose: `ALL_CAPS` or `SNAKE_CASE` (an
+/// enum constant, a signal, a state), or `snake_case` (a key, a setting). `spans` reads two of
+/// them in one slot as values.
+pub(super) fn is_symbol(token: &str) -> bool {
+    let t = token.trim_end_matches([',', ';', ':', '.']);
+    let b = t.as_bytes();
+    let inner_underscore = b.len() >= 3 && b[1..b.len() - 1].contains(&b'_');
+    let caps = b.len() >= 2 && b.iter().all(|&c| c.is_ascii_uppercase() || c == b'_');
+    (caps || inner_underscore) && b.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_')
+}
+
 /// A redactor's placeholder such as `<IP>` or `<SECRET>`: `<`, capitals, `>`.
 fn has_placeholder(token: &str) -> bool {
     let bytes = token.as_bytes();

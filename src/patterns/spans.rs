@@ -11,7 +11,8 @@
 //! spans they show there are the span's *fillers*. A context is a parameter, and all its
 //! templates become `prefix <*> suffix`, when its fillers vary as a parameter slot would in the
 //! miner: their first tokens vary *and* their last tokens vary (five distinct words, three values
-//! when one looks like data, two data-like values), or, inside the message, one filler already
+//! when one looks like data, two data-like values, or two symbols: a program's names such as
+//! `SIGTERM`, `CRASH_LOOP` or `max_conn`, which prose never writes), or, inside the message, one filler already
 //! is a lone `<*>` and the first or the last tokens vary (a slot that varied at one length
 //! absorbs the same slot at another: `<*>`, `<*> Novak`, `<*> Lee` are one name). Each
 //! template takes its narrowest qualifying context, and merged templates are compared again
@@ -26,8 +27,8 @@
 //! under every task of one event). A set that recurs across messages that otherwise differ
 //! is a parameter's domain; a word that names an event changes with the rest of the message,
 //! so its set shows up in one context only. A pair never counts: `opened`/`closed` crossed
-//! with three users recurs too, and stays two events. A template takes every domain span that
-//! does not overlap the one it takes first, so two domains crossed in one event (a queue and a
+//! with three users recurs too, and stays two events. A template takes every qualifying span
+//! that does not overlap a narrower one, so two domains crossed in one event (a queue and a
 //! task) are both read in the round that still shows the two.
 //!
 //! A span may end the message only when quotes or brackets enclose it, or after a header of
@@ -43,7 +44,7 @@
 use std::collections::HashMap;
 use std::hash::Hasher;
 
-use super::{FxBuild, FxHasher, WILDCARD, hash_str, is_data, is_value_only};
+use super::{FxBuild, FxHasher, WILDCARD, hash_str, is_data, is_symbol, is_value_only};
 
 /// The most tokens a span may hold (a path with spaces, a reason, a list).
 pub(super) const MAX_SPAN: usize = 10;
@@ -109,19 +110,19 @@ impl Context {
     }
 }
 
-/// Up to [`super::WORDS_TO_VARY`] distinct (hash, data-like) values, inline: past that many
+/// Up to [`super::WORDS_TO_VARY`] distinct (hash, data-like, symbol) values, inline: past that many
 /// the answer of [`Distinct::varies`] cannot change.
 #[derive(Default)]
 struct Distinct {
-    /// Each value's hash with its lowest bit replaced by whether it is data-like: half the
-    /// memory of a pair, and contexts are many.
+    /// Each value's hash with its lowest bit replaced by whether it is data-like and the next
+    /// by whether it is a symbol: half the memory of a pair, and contexts are many.
     values: [u64; super::WORDS_TO_VARY],
     len: u8,
 }
 
 impl Distinct {
-    fn push(&mut self, (hash, data): (u64, bool)) {
-        let value = (hash & !1) | u64::from(data);
+    fn push(&mut self, (hash, data, symbol): (u64, bool, bool)) {
+        let value = (hash & !3) | u64::from(data) | u64::from(symbol) << 1;
         let len = usize::from(self.len);
         if len < self.values.len() && !self.values[..len].contains(&value) {
             self.values[len] = value;
@@ -133,7 +134,9 @@ impl Distinct {
     fn varies(&self) -> bool {
         let len = usize::from(self.len);
         let data = self.values[..len].iter().filter(|&&v| v & 1 == 1).count();
+        let symbols = self.values[..len].iter().filter(|&&v| v & 2 == 2).count();
         len >= super::WORDS_TO_VARY
+            || symbols >= super::DATA_TO_VARY
             || (data > 0 && len >= super::VALUES_TO_VARY)
             || data >= super::DATA_TO_VARY
     }
@@ -221,13 +224,13 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
     for _ in 0..MAX_ROUNDS {
         let mut contexts: HashMap<u64, Context, FxBuild> = HashMap::default();
         contexts.reserve(alive.len() * MAX_SPAN);
-        let mut data: Vec<bool> = Vec::new();
+        let mut data: Vec<(bool, bool)> = Vec::new();
         // Contexts with at least `DOMAIN_SHARED` fillers, in the order they reached it.
         let mut candidates: Vec<u64> = Vec::new();
         for &t in &alive {
             let tpl = &current[t as usize];
             data.clear();
-            data.extend(tpl.tokens.iter().map(|t| is_span_data(t)));
+            data.extend(tpl.tokens.iter().map(|t| (is_span_data(t), is_symbol(t))));
             for_each_context(tpl, |i, j, key, filler| {
                 let c = contexts.entry(key).or_default();
                 match c.filler {
@@ -235,8 +238,9 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
                     Some(f) => c.two_fillers |= f != filler,
                 }
                 c.lone |= j - i == 1 && j < tpl.tokens.len() && &*tpl.tokens[i] == WILDCARD;
-                c.firsts.push((tpl.hashes[i], data[i]));
-                c.lasts.push((tpl.hashes[j - 1], data[j - 1]));
+                c.firsts.push((tpl.hashes[i], data[i].0, data[i].1));
+                c.lasts
+                    .push((tpl.hashes[j - 1], data[j - 1].0, data[j - 1].1));
                 if c.add_filler(filler) {
                     candidates.push(key);
                 }
@@ -247,23 +251,23 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
         let mut next_alive: Vec<u32> = Vec::new();
         for &t in &alive {
             let tpl = &current[t as usize];
-            // The narrowest qualifying span, leftmost first; then every other domain span that
-            // does not overlap the ones taken, narrowest first: a domain crossed with another
-            // (`queue low|high` × `task a|b|c`) is read in the round that still shows both.
-            let mut found: Vec<(usize, usize, bool)> = Vec::new();
+            // Every qualifying span that does not overlap a narrower one (or one as narrow
+            // further left): two domains crossed in one event (`queue low|high` × `task a|b|c`)
+            // are read in the round that still shows both.
+            let mut found: Vec<(usize, usize)> = Vec::new();
             for_each_context(tpl, |i, j, key, _| {
-                if let Some(c) = contexts.get(&key).filter(|c| c.qualifies()) {
-                    found.push((i, j, c.domain));
+                if contexts.get(&key).is_some_and(Context::qualifies) {
+                    found.push((i, j));
                 }
             });
             if found.is_empty() {
                 next_alive.push(t);
                 continue;
             }
-            found.sort_by_key(|&(i, j, _)| (j - i, i));
-            let mut cut: Vec<(usize, usize)> = vec![(found[0].0, found[0].1)];
-            for &(i, j, domain) in &found[1..] {
-                if domain && cut.iter().all(|&(a, b)| j <= a || b <= i) {
+            found.sort_by_key(|&(i, j)| (j - i, i));
+            let mut cut: Vec<(usize, usize)> = vec![found[0]];
+            for &(i, j) in &found[1..] {
+                if cut.iter().all(|&(a, b)| j <= a || b <= i) {
                     cut.push((i, j));
                 }
             }
@@ -459,6 +463,26 @@ mod tests {
         let t = templates(&lines);
         assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
         assert_eq!(t[0], "worker <*> took task <*> from queue <*>");
+    }
+
+    #[test]
+    fn two_symbols_in_one_slot_are_values_two_prose_words_are_not() {
+        let lines: Vec<String> = [
+            "worker 3 exited on signal SIGQUIT",
+            "worker 4 exited on signal SIGABRT",
+            "setting page_size changed to 40",
+            "setting retry_limit changed to 3",
+            "pump Primed at station 2",
+            "pump Drained at station 3",
+        ]
+        .map(String::from)
+        .to_vec();
+        let t = templates(&lines);
+        assert_eq!(t[0], "worker <*> exited on signal <*>");
+        assert_eq!(t[1], t[0]);
+        assert_eq!(t[2], "setting <*> changed to <*>");
+        assert_eq!(t[3], t[2]);
+        assert_ne!(t[4], t[5]);
     }
 
     #[test]
