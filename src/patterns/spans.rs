@@ -33,6 +33,9 @@
 //!
 //! A span may end the message only when quotes or brackets enclose it, or after a header of
 //! three or more words: after a short header the rest is as often another event as a value.
+//! There it is a value only as a domain (below) whose fillers differ at both ends: `Error:
+//! [connection refused|broken pipe|…]` when the same reasons end another event too, but not
+//! `Starting [TrustedInstaller initialization.|the TrustedInstaller main loop.|…]`.
 //!
 //! Why constants stay apart: a span whose end is a constant shows that constant in every
 //! filler, so its first or last tokens do not vary and the narrower context (with the constant
@@ -87,12 +90,21 @@ struct Context {
     crowded: bool,
     /// Whether at least [`DOMAIN_SHARED`] of its fillers also fill another context.
     domain: bool,
+    /// Whether a filler ends the message after a short header, unbound: then only a domain
+    /// makes it a value.
+    open: bool,
 }
 
 impl Context {
     fn qualifies(&self) -> bool {
         let (firsts, lasts) = (self.firsts.varies(), self.lasts.varies());
-        self.two_fillers && ((firsts && lasts) || (self.lone && (firsts || lasts)) || self.domain)
+        let counted = !self.open && ((firsts && lasts) || (self.lone && (firsts || lasts)));
+        // After a short header, a domain's fillers must also differ at both ends: phrases that
+        // share their first or last word (`TrustedInstaller initialization.`, `… finalization.`)
+        // are constants around a common one.
+        let ends = |d: &Distinct| usize::from(d.len) >= DOMAIN_SHARED;
+        let domain = self.domain && (!self.open || (ends(&self.firsts) && ends(&self.lasts)));
+        self.two_fillers && (counted || domain)
     }
 
     /// Records a filler's content; returns whether the context just reached
@@ -178,7 +190,7 @@ fn affixes(hashes: &[u64]) -> (Vec<u64>, Vec<u64>) {
 
 /// Calls `f(i, j, key, filler)` for every span `[i, j)` of a template whose context keeps a
 /// word: `key` names the context, `filler` the span's tokens.
-fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64, u64)) {
+fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64, u64, bool)) {
     let n = t.tokens.len();
     let (p, s) = affixes(&t.hashes);
     // words[i]: tokens before i that are not values alone.
@@ -192,13 +204,14 @@ fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64, u64)) {
         let mut filler = 0x243f_6a88_85a3_08d3;
         for j in i + 1..=n.min(i + MAX_SPAN) {
             filler = mix(filler, t.hashes[j - 1]);
-            // An unbound span is followed by a word, not only by values or the end.
-            if words[i] == 0 || (words[n] == words[j] && words[i] < 3 && !is_bound(&t.tokens[i..j]))
-            {
+            if words[i] == 0 {
                 continue;
             }
+            // An unbound span that ends the message after a short header may be a value only
+            // as a domain's: see the module docs.
+            let open = words[n] == words[j] && words[i] < 3 && !is_bound(&t.tokens[i..j]);
             let key = mix(mix(p[i], s[j]), ((i as u64) << 32) | (n - j) as u64);
-            f(i, j, key, filler);
+            f(i, j, key, filler, open);
         }
     }
 }
@@ -231,8 +244,9 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
             let tpl = &current[t as usize];
             data.clear();
             data.extend(tpl.tokens.iter().map(|t| (is_span_data(t), is_symbol(t))));
-            for_each_context(tpl, |i, j, key, filler| {
+            for_each_context(tpl, |i, j, key, filler, open| {
                 let c = contexts.entry(key).or_default();
+                c.open |= open;
                 match c.filler {
                     None => c.filler = Some(filler),
                     Some(f) => c.two_fillers |= f != filler,
@@ -255,7 +269,7 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
             // further left): two domains crossed in one event (`queue low|high` × `task a|b|c`)
             // are read in the round that still shows both.
             let mut found: Vec<(usize, usize)> = Vec::new();
-            for_each_context(tpl, |i, j, key, _| {
+            for_each_context(tpl, |i, j, key, _, _| {
                 if contexts.get(&key).is_some_and(Context::qualifies) {
                     found.push((i, j));
                 }
@@ -483,6 +497,31 @@ mod tests {
         assert_eq!(t[2], "setting <*> changed to <*>");
         assert_eq!(t[3], t[2]);
         assert_ne!(t[4], t[5]);
+    }
+
+    #[test]
+    fn after_a_short_header_only_a_domain_of_phrases_is_a_value() {
+        // The same three reasons end two events, one with a one-word header: values. Phrases
+        // that share their first word after `Opening` and `Closing` stay events of their own.
+        let reasons = ["disk quota reached", "cable unplugged", "fan stalled hard"];
+        let mut lines: Vec<String> = Vec::new();
+        for (k, r) in reasons.iter().enumerate() {
+            lines.push(format!("Fault: {r}"));
+            lines.push(format!("Upload {k} aborted: {r}"));
+        }
+        for verb in ["Opening", "Closing"] {
+            for what in ["cache index.", "the cache log.", "cache journal."] {
+                lines.push(format!("{verb} {what}"));
+            }
+        }
+        let t = templates(&lines);
+        for k in 0..3 {
+            assert_eq!(t[2 * k], "Fault: <*>");
+            assert_eq!(t[2 * k + 1], "Upload <*> aborted: <*>");
+        }
+        assert_eq!(t[6], "Opening cache index.");
+        assert_eq!(t[7], "Opening the cache log.");
+        assert_eq!(t[11], "Closing cache journal.");
     }
 
     #[test]
