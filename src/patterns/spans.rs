@@ -17,6 +17,10 @@
 //! absorbs the same slot at another: `<*>`, `<*> Novak`, `<*> Lee` are one name). Each
 //! template takes its narrowest qualifying context, and merged templates are compared again
 //! until nothing changes, so two variable-length parameters in one event merge in two rounds.
+//! A cut keeps the words that every filler of its context shows at the same place, counted
+//! from the span's start or from its end: when only a span over two parameters is shared
+//! (`user [ann posted comment "red fox"] on`, `user [bob posted comment "a b c"] on`), the
+//! words between them stay (`user <*> posted comment <*> on`).
 //!
 //! A *domain*. Counting alone cannot tell a parameter of three or four words (a state
 //! `RUNNING`/`FAILED`/`PENDING`, a queue `low`/`high`/`bulk`) from the three or four constants
@@ -93,6 +97,13 @@ struct Context {
     /// Whether a filler ends the message after a short header, unbound: then only a domain
     /// makes it a value.
     open: bool,
+    /// The first filler, as (template, start, length), and which of its tokens, counted from
+    /// its start and from its end, every filler shows at the same place: the constants a
+    /// cut keeps (`frank posted comment "…"` and `bob posted comment "…"` keep `posted
+    /// comment`).
+    reference: (u32, u8, u8),
+    same_head: u16,
+    same_tail: u16,
 }
 
 impl Context {
@@ -248,8 +259,29 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
                 let c = contexts.entry(key).or_default();
                 c.open |= open;
                 match c.filler {
-                    None => c.filler = Some(filler),
-                    Some(f) => c.two_fillers |= f != filler,
+                    None => {
+                        c.filler = Some(filler);
+                        c.reference = (t, i as u8, (j - i) as u8);
+                        c.same_head = (1u16 << (j - i)) - 1;
+                        c.same_tail = c.same_head;
+                    }
+                    Some(f) if f != filler => {
+                        c.two_fillers = true;
+                        if c.same_head | c.same_tail != 0 {
+                            let (r, ri, rn) = c.reference;
+                            let other = &current[r as usize].hashes;
+                            let (ri, rn) = (usize::from(ri), usize::from(rn));
+                            let (mut head, mut tail) = (0u16, 0u16);
+                            for k in 0..rn.min(j - i) {
+                                head |= u16::from(tpl.hashes[i + k] == other[ri + k]) << k;
+                                tail |=
+                                    u16::from(tpl.hashes[j - 1 - k] == other[ri + rn - 1 - k]) << k;
+                            }
+                            c.same_head &= head;
+                            c.same_tail &= tail;
+                        }
+                    }
+                    Some(_) => {}
                 }
                 c.lone |= j - i == 1 && j < tpl.tokens.len() && &*tpl.tokens[i] == WILDCARD;
                 c.firsts.push((tpl.hashes[i], data[i].0, data[i].1));
@@ -268,29 +300,37 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
             // Every qualifying span that does not overlap a narrower one (or one as narrow
             // further left): two domains crossed in one event (`queue low|high` × `task a|b|c`)
             // are read in the round that still shows both.
-            let mut found: Vec<(usize, usize)> = Vec::new();
+            let mut found: Vec<(usize, usize, u16)> = Vec::new();
             for_each_context(tpl, |i, j, key, _, _| {
-                if contexts.get(&key).is_some_and(Context::qualifies) {
-                    found.push((i, j));
+                if let Some(c) = contexts.get(&key).filter(|c| c.qualifies()) {
+                    // Which tokens of this filler every filler shares at the same place.
+                    let mut keep = c.same_head;
+                    for k in 0..j - i {
+                        keep |= (c.same_tail >> k & 1) << (j - i - 1 - k);
+                    }
+                    found.push((i, j, keep));
                 }
             });
             if found.is_empty() {
                 next_alive.push(t);
                 continue;
             }
-            found.sort_by_key(|&(i, j)| (j - i, i));
-            let mut cut: Vec<(usize, usize)> = vec![found[0]];
-            for &(i, j) in &found[1..] {
-                if cut.iter().all(|&(a, b)| j <= a || b <= i) {
-                    cut.push((i, j));
+            found.sort_by_key(|&(i, j, _)| (j - i, i));
+            let mut cut: Vec<(usize, usize, u16)> = vec![found[0]];
+            for &(i, j, keep) in &found[1..] {
+                if cut.iter().all(|&(a, b, _)| j <= a || b <= i) {
+                    cut.push((i, j, keep));
                 }
             }
             cut.sort_unstable();
             let mut parts: Vec<&str> = Vec::with_capacity(tpl.tokens.len());
             let mut k = 0;
-            for &(i, j) in &cut {
+            for &(i, j, keep) in &cut {
                 parts.extend(tpl.tokens[k..i].iter().map(|t| &**t));
-                parts.push(WILDCARD);
+                for (o, token) in tpl.tokens[i..j].iter().enumerate() {
+                    let shared = keep >> o & 1 == 1 && !is_value_only(token);
+                    parts.push(if shared { token } else { WILDCARD });
+                }
                 k = j;
             }
             parts.extend(tpl.tokens[k..].iter().map(|t| &**t));
@@ -522,6 +562,29 @@ mod tests {
         assert_eq!(t[6], "Opening cache index.");
         assert_eq!(t[7], "Opening the cache log.");
         assert_eq!(t[11], "Closing cache journal.");
+    }
+
+    #[test]
+    fn a_span_over_two_values_keeps_the_words_every_filler_shares() {
+        // A name and a quoted comment of any length, each line its own: only the span over
+        // both is shared, and its fillers all hold `posted comment` at the same place.
+        let pairs = [
+            ("ann", "\"red fox\""),
+            ("bob", "\"a big blue whale\""),
+            ("eve", "\"tiny\""),
+            ("raj", "\"one two three\""),
+            ("wei", "\"sun and moon rise\""),
+            ("tom", "\"ok then\""),
+        ];
+        let lines: Vec<String> = pairs
+            .iter()
+            .enumerate()
+            .map(|(k, (n, q))| format!("user {n} posted comment {q} on thread {k}"))
+            .collect();
+        let t = templates(&lines);
+        for x in &t {
+            assert_eq!(x, "user <*> posted comment <*> on thread <*>");
+        }
     }
 
     #[test]
