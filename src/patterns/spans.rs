@@ -215,7 +215,7 @@ fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64, u64, bool
         let mut filler = 0x243f_6a88_85a3_08d3;
         for j in i + 1..=n.min(i + MAX_SPAN) {
             filler = mix(filler, t.hashes[j - 1]);
-            if words[i] == 0 {
+            if words[i] == 0 || cuts_group(&t.tokens[i..j]) {
                 continue;
             }
             // An unbound span that ends the message after a short header may be a value only
@@ -436,6 +436,17 @@ fn mark_domains(contexts: &mut HashMap<u64, Context, FxBuild>, candidates: &[u64
     }
 }
 
+/// A span that opens a quote or a bracket and ends before it closes: its context would hold
+/// the group's end as a constant (`"kettle lemon"` and `"oak lemon"` are not `"<*> lemon"`).
+fn cuts_group(span: &[Box<str>]) -> bool {
+    let Some(first) = span.first() else {
+        return false;
+    };
+    first.starts_with(['"', '\'', '(', '[', '{'])
+        && !is_bound(span)
+        && !is_bound(std::slice::from_ref(first))
+}
+
 /// A span that one pair of quotes or brackets encloses (`"Mary Ann"`, `(disk is full)`): bound
 /// by its punctuation into one value, so it may end the message. An unbound span must be
 /// followed by a constant: after a common header, the rest of a message is as often a
@@ -585,6 +596,17 @@ mod tests {
         for x in &t {
             assert_eq!(x, "user <*> posted comment <*> on thread <*>");
         }
+    }
+
+    #[test]
+    fn a_span_never_ends_inside_a_group_it_opens() {
+        let span = |t: &[&str]| -> Vec<Box<str>> { t.iter().map(|&x| Box::from(x)).collect() };
+        // `{"sku": <*>` would leave the record's `}` (or its next field) in the context.
+        assert!(super::cuts_group(&span(&["{\"sku\":", "<*>"])));
+        assert!(super::cuts_group(&span(&["\"oak", "elm"])));
+        assert!(!super::cuts_group(&span(&["{\"sku\":", "<*>}"])));
+        assert!(!super::cuts_group(&span(&["(spare),"])));
+        assert!(!super::cuts_group(&span(&["spare", "oak"])));
     }
 
     #[test]
