@@ -35,7 +35,8 @@
 //! that does not overlap a narrower one, so two domains crossed in one event (a queue and a
 //! task) are both read in the round that still shows the two.
 //!
-//! A span may end the message only when quotes or brackets enclose it, or after a header of
+//! A span that quotes or brackets enclose may hold up to [`MAX_BOUND`] tokens (a subject, a
+//! message). A span may end the message only when quotes or brackets enclose it, or after a header of
 //! three or more words: after a short header the rest is as often another event as a value.
 //! There it is a value only as a domain (below) whose fillers differ at both ends: `Error:
 //! [connection refused|broken pipe|…]` when the same reasons end another event too, but not
@@ -55,6 +56,8 @@ use super::{FxBuild, FxHasher, WILDCARD, hash_str, is_data, is_symbol, is_value_
 
 /// The most tokens a span may hold (a path with spaces, a reason, a list).
 pub(super) const MAX_SPAN: usize = 10;
+/// The most tokens a span that quotes or brackets enclose may hold (a subject, a message).
+const MAX_BOUND: usize = 32;
 /// Merge rounds at most; each round only generalizes, so this is a bound on work, not a knob.
 const MAX_ROUNDS: usize = 8;
 /// Fillers two contexts must share for both to be a parameter's domain: three, so that a pair
@@ -102,8 +105,8 @@ struct Context {
     /// cut keeps (`frank posted comment "…"` and `bob posted comment "…"` keep `posted
     /// comment`).
     reference: (u32, u8, u8),
-    same_head: u16,
-    same_tail: u16,
+    same_head: u64,
+    same_tail: u64,
 }
 
 impl Context {
@@ -213,9 +216,13 @@ fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64, u64, bool
     for i in 1..n {
         // By content alone: the same words fill spans of other contexts at other positions.
         let mut filler = 0x243f_6a88_85a3_08d3;
-        for j in i + 1..=n.min(i + MAX_SPAN) {
+        let opens = t.tokens[i].starts_with(['"', '\'', '(', '[', '{']);
+        let longest = if opens { MAX_BOUND } else { MAX_SPAN };
+        for j in i + 1..=n.min(i + longest) {
             filler = mix(filler, t.hashes[j - 1]);
-            if words[i] == 0 || cuts_group(&t.tokens[i..j]) {
+            let long = j - i > MAX_SPAN;
+            if words[i] == 0 || cuts_group(&t.tokens[i..j]) || (long && !is_bound(&t.tokens[i..j]))
+            {
                 continue;
             }
             // An unbound span that ends the message after a short header may be a value only
@@ -262,7 +269,7 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
                     None => {
                         c.filler = Some(filler);
                         c.reference = (t, i as u8, (j - i) as u8);
-                        c.same_head = (1u16 << (j - i)) - 1;
+                        c.same_head = (1u64 << (j - i)) - 1;
                         c.same_tail = c.same_head;
                     }
                     Some(f) if f != filler => {
@@ -271,11 +278,11 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
                             let (r, ri, rn) = c.reference;
                             let other = &current[r as usize].hashes;
                             let (ri, rn) = (usize::from(ri), usize::from(rn));
-                            let (mut head, mut tail) = (0u16, 0u16);
+                            let (mut head, mut tail) = (0u64, 0u64);
                             for k in 0..rn.min(j - i) {
-                                head |= u16::from(tpl.hashes[i + k] == other[ri + k]) << k;
+                                head |= u64::from(tpl.hashes[i + k] == other[ri + k]) << k;
                                 tail |=
-                                    u16::from(tpl.hashes[j - 1 - k] == other[ri + rn - 1 - k]) << k;
+                                    u64::from(tpl.hashes[j - 1 - k] == other[ri + rn - 1 - k]) << k;
                             }
                             c.same_head &= head;
                             c.same_tail &= tail;
@@ -300,7 +307,7 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
             // Every qualifying span that does not overlap a narrower one (or one as narrow
             // further left): two domains crossed in one event (`queue low|high` × `task a|b|c`)
             // are read in the round that still shows both.
-            let mut found: Vec<(usize, usize, u16)> = Vec::new();
+            let mut found: Vec<(usize, usize, u64)> = Vec::new();
             for_each_context(tpl, |i, j, key, _, _| {
                 if let Some(c) = contexts.get(&key).filter(|c| c.qualifies()) {
                     // Which tokens of this filler every filler shares at the same place.
@@ -316,7 +323,7 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
                 continue;
             }
             found.sort_by_key(|&(i, j, _)| (j - i, i));
-            let mut cut: Vec<(usize, usize, u16)> = vec![found[0]];
+            let mut cut: Vec<(usize, usize, u64)> = vec![found[0]];
             for &(i, j, keep) in &found[1..] {
                 if cut.iter().all(|&(a, b, _)| j <= a || b <= i) {
                     cut.push((i, j, keep));
@@ -607,6 +614,26 @@ mod tests {
         assert!(!super::cuts_group(&span(&["{\"sku\":", "<*>}"])));
         assert!(!super::cuts_group(&span(&["(spare),"])));
         assert!(!super::cuts_group(&span(&["spare", "oak"])));
+    }
+
+    #[test]
+    fn a_long_quoted_phrase_is_one_value() {
+        // Quoted notes of two to twenty words, longer than an unbound span may be.
+        let words = [
+            "tide", "moss", "kiln", "reed", "flint", "brook", "loam", "sage",
+        ];
+        let lines: Vec<String> = [2, 5, 11, 14, 20, 17, 3]
+            .iter()
+            .enumerate()
+            .map(|(k, &len)| {
+                let note: Vec<&str> = (0..len).map(|w| words[(w * 3 + k) % words.len()]).collect();
+                format!("ticket {k} closed with note \"{}\" by desk", note.join(" "))
+            })
+            .collect();
+        let t = templates(&lines);
+        for x in &t {
+            assert_eq!(x, "ticket <*> closed with note <*> by desk");
+        }
     }
 
     #[test]
