@@ -91,7 +91,7 @@ struct Context {
     lone: bool,
     firsts: Distinct,
     lasts: Distinct,
-    /// The distinct fillers by content (not position), up to [`MAX_DOMAIN`].
+    /// The distinct fillers by content (not position) after `filler`, up to [`MAX_DOMAIN`] in all.
     fillers: Vec<u64>,
     /// Whether it had more fillers than that: then they are not compared.
     crowded: bool,
@@ -124,15 +124,21 @@ impl Context {
     /// Records a filler's content; returns whether the context just reached
     /// [`DOMAIN_SHARED`] distinct fillers (it becomes a candidate domain once, then).
     fn add_filler(&mut self, content: u64) -> bool {
-        if self.crowded || self.fillers.contains(&content) {
+        // The first filler is `filler`: most contexts have one only, and no list then.
+        if self.crowded || self.filler == Some(content) || self.fillers.contains(&content) {
             return false;
         }
-        if self.fillers.len() == MAX_DOMAIN {
+        if 1 + self.fillers.len() == MAX_DOMAIN {
             self.crowded = true;
             return false;
         }
         self.fillers.push(content);
-        self.fillers.len() == DOMAIN_SHARED
+        1 + self.fillers.len() == DOMAIN_SHARED
+    }
+
+    /// Its distinct fillers by content.
+    fn all_fillers(&self) -> impl Iterator<Item = &u64> {
+        self.filler.iter().chain(&self.fillers)
     }
 }
 
@@ -401,7 +407,7 @@ fn mark_domains(contexts: &mut HashMap<u64, Context, FxBuild>, candidates: &[u64
         let Some(c) = contexts.get(key).filter(|c| !c.crowded) else {
             continue;
         };
-        for &f in &c.fillers {
+        for &f in c.all_fillers() {
             let list = by_filler.entry(f).or_default();
             if list.len() < MAX_SHARING {
                 list.push(k as u32);
@@ -416,7 +422,7 @@ fn mark_domains(contexts: &mut HashMap<u64, Context, FxBuild>, candidates: &[u64
             continue;
         };
         let mut hit = false;
-        for f in &c.fillers {
+        for f in c.all_fillers() {
             for &o in by_filler.get(f).map_or(&[][..], Vec::as_slice) {
                 if o as usize == k {
                     continue;
