@@ -11,8 +11,9 @@
 //! spans they show there are the span's *fillers*. A context is a parameter, and all its
 //! templates become `prefix <*> suffix`, when its fillers vary as a parameter slot would in the
 //! miner: their first tokens vary *and* their last tokens vary (five distinct words, three values
-//! when one looks like data, two data-like values, or two symbols: a program's names such as
-//! `SIGTERM`, `CRASH_LOOP` or `max_conn`, which prose never writes), or, inside the message, one filler already
+//! when one looks like data, two data-like values, or two named values: a program's names such
+//! as `SIGTERM`, `CRASH_LOOP` or `max_conn`, which prose never writes, and a word quoted or
+//! bracketed whole, `'Active'`, `(young)`), or, inside the message, one filler already
 //! is a lone `<*>` and the first or the last tokens vary (a slot that varied at one length
 //! absorbs the same slot at another: `<*>`, `<*> Novak`, `<*> Lee` are one name). Each
 //! template takes its narrowest qualifying context, and merged templates are compared again
@@ -267,7 +268,11 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
         for &t in &alive {
             let tpl = &current[t as usize];
             data.clear();
-            data.extend(tpl.tokens.iter().map(|t| (is_span_data(t), is_symbol(t))));
+            data.extend(
+                tpl.tokens
+                    .iter()
+                    .map(|t| (is_span_data(t), is_named_value(t))),
+            );
             for_each_context(tpl, |i, j, key, filler, open| {
                 let c = contexts.entry(key).or_default();
                 c.open |= open;
@@ -447,6 +452,12 @@ fn mark_domains(contexts: &mut HashMap<u64, Context, FxBuild>, candidates: &[u64
             c.domain = true;
         }
     }
+}
+
+/// A symbol (see [`is_symbol`]), or one word that quotes or brackets enclose whole (`'Active'`,
+/// `(young),`): a name the program marks as a value.
+fn is_named_value(token: &str) -> bool {
+    is_symbol(token) || is_bound(std::slice::from_ref(&Box::from(token)))
 }
 
 /// A span that opens a quote or a bracket and ends before it closes: its context would hold
@@ -640,6 +651,23 @@ mod tests {
         for x in &t {
             assert_eq!(x, "ticket <*> closed with note <*> by desk");
         }
+    }
+
+    #[test]
+    fn a_word_quoted_or_bracketed_whole_is_a_value() {
+        let lines: Vec<String> = [
+            "cache flush (eager) took 3 ms",
+            "cache flush (lazy) took 4 ms",
+            "replay mode set to 'fast' for shard 2",
+            "replay mode set to 'safe' for shard 5",
+        ]
+        .map(String::from)
+        .to_vec();
+        let t = templates(&lines);
+        assert_eq!(t[0], "cache flush <*> took <*>");
+        assert_eq!(t[1], t[0]);
+        assert_eq!(t[2], "replay mode set to <*> for shard <*>");
+        assert_eq!(t[3], t[2]);
     }
 
     #[test]
