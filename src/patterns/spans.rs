@@ -497,13 +497,14 @@ fn is_bound(span: &[Box<str>]) -> bool {
     last.ends_with(close) && (span.len() > 1 || first.len() > 1)
 }
 
-/// Data-like as the miner reads it, except a keyed value (`flg=<*>`, `cmp=…`): its key is a
-/// word, so a span that starts or ends with different keys holds different fields.
+/// Data-like as the miner reads it, or an absolute path without a digit (`/srv/reports/`),
+/// except a keyed value (`flg=<*>`, `cmp=…`): its key is a word, so a span that starts or ends
+/// with different keys holds different fields.
 fn is_span_data(token: &str) -> bool {
     let keyed = token
         .find(['=', ':'])
         .is_some_and(|k| k > 0 && token[..k].bytes().all(|b| b.is_ascii_alphabetic()));
-    !keyed && is_data(token)
+    !keyed && (is_data(token) || token.starts_with('/') && token.len() > 1)
 }
 
 #[cfg(test)]
@@ -701,6 +702,19 @@ mod tests {
         for x in &t {
             assert_eq!(x, "order <*> voided by <*> reason: <*>");
         }
+    }
+
+    #[test]
+    fn two_paths_in_one_slot_are_values() {
+        let lines: Vec<String> = [
+            "archive of /srv/reports/ sealed in 4 s",
+            "archive of /home/ana/notes.txt sealed in 9 s",
+        ]
+        .map(String::from)
+        .to_vec();
+        let t = templates(&lines);
+        assert_eq!(t[0], "archive of <*> sealed in <*>");
+        assert_eq!(t[1], t[0]);
     }
 
     #[test]
