@@ -49,8 +49,9 @@
 //! truth), with no per-source rule. Messages of different token counts, after the folding
 //! above, never share a cluster, so a parameter of several plain words still splits its event
 //! by length (softened by printing a run of `<*>` as one); a
-//! slot that shows only two to four distinct words is read as meaningful, which sometimes
-//! splits what a human would call one event. Memory is bounded: at most [`MAX_CLUSTERS`]
+//! slot that shows only two to four distinct words is read as meaningful unless the same
+//! words fill a slot of another template too (see `spans`), which sometimes splits what a
+//! human would call one event. Memory is bounded: at most [`MAX_CLUSTERS`]
 //! clusters of at most [`MAX_TOKENS`] tokens, at most 128 families per (token count, leading
 //! word) and 256 clusters per family, and an exact-match cache that is emptied when full.
 //! When a bound is reached a message joins its most similar cluster, or the one catch-all
@@ -601,6 +602,17 @@ fn is_data(token: &str) -> bool {
         || !token.bytes().any(is_word_byte)
         || token.bytes().filter(|&b| b == b'.').count() >= 2
         || is_bare_literal(token)
+}
+
+/// A program's name for a value rather than a word of prose: `ALL_CAPS` or `SNAKE_CASE` (an
+/// enum constant, a signal, a state), or `snake_case` (a key, a setting). `spans` reads two of
+/// them in one slot as values.
+pub(super) fn is_symbol(token: &str) -> bool {
+    let t = token.trim_end_matches([',', ';', ':', '.']);
+    let b = t.as_bytes();
+    let inner_underscore = b.len() >= 3 && b[1..b.len() - 1].contains(&b'_');
+    let caps = b.len() >= 2 && b.iter().all(|&c| c.is_ascii_uppercase() || c == b'_');
+    (caps || inner_underscore) && b.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_')
 }
 
 /// A redactor's placeholder such as `<IP>` or `<SECRET>`: `<`, capitals, `>`.
