@@ -58,6 +58,12 @@ pub struct Features {
     /// name: a generated part of a workload's name (`-x7k2p-` in `nightly-x7k2p-fetch-31874`,
     /// `-ak3vxyz` in `runner-ak3vxyz`).
     pub(crate) pod_infix: bool,
+    /// Two blanks in a row or a tab: a table's aligned columns.
+    pub(crate) wide_gap: bool,
+    /// `:` and three digits or more that end at `]` or at a `:` and a digit, or six digits or
+    /// more: a pid after a machine (`[node07:39212]`, `host:4411:4470`, `<HOST>:1048577`). A
+    /// clock's two digits are none.
+    pub(crate) colon_number: bool,
     pub(crate) max_run: u32,
 }
 
@@ -136,6 +142,8 @@ impl Features {
         hash_digit: true,
         pod_suffix: true,
         pod_infix: true,
+        wide_gap: true,
+        colon_number: true,
         max_run: u32::MAX,
     };
 
@@ -178,8 +186,16 @@ impl Features {
         let mut colons = 0;
         let mut double_colon = false;
         let mut clock = false;
+        let mut colon_number = false;
         for i in memchr::memchr_iter(b':', bytes) {
             colons += 1;
+            if !colon_number {
+                let run = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+                let next = bytes.get(i + 1 + run);
+                colon_number = run >= 6
+                    || run >= 3
+                        && (next == Some(&b']') || next == Some(&b':') && digit_at(i + 2 + run));
+            }
             double_colon |= i > 0 && bytes[i - 1] == b':';
             // The first colon of `dd:dd:dd`.
             clock |= i >= 2
@@ -222,6 +238,9 @@ impl Features {
             hash_digit: digit && memchr::memchr_iter(b'#', bytes).any(|i| digit_at(i + 1)),
             pod_suffix,
             pod_infix,
+            wide_gap: memchr::memchr(b'\t', bytes).is_some()
+                || memchr::memmem::find(bytes, b"  ").is_some(),
+            colon_number,
             max_run,
         }
     }

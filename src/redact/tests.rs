@@ -1471,7 +1471,14 @@ fn byte_features_by_walking(bytes: &[u8]) -> Features {
         if *b == b':' {
             f.colons += 1;
             f.double_colon |= prev == Some(&b':');
+            let tail = &bytes[i + 1..];
+            let run = tail.iter().take_while(|c| c.is_ascii_digit()).count();
+            f.colon_number |= run >= 6
+                || run >= 3
+                    && (tail.get(run) == Some(&b']')
+                        || tail.get(run) == Some(&b':') && is(tail.get(run + 1), u8::is_ascii_digit));
         }
+        f.wide_gap |= *b == b'\t' || *b == b' ' && prev == Some(&b' ');
         if *b == b'.' && is(prev, u8::is_ascii_digit) && is(bytes.get(i + 1), u8::is_ascii_digit) {
             f.digit_dots += 1;
         }
@@ -1676,6 +1683,8 @@ proptest! {
             (old.pod_infix, new.pod_infix),
             (old.clock, new.clock),
             (old.dotted_date, new.dotted_date),
+            (old.wide_gap, new.wide_gap),
+            (old.colon_number, new.colon_number),
         ] {
             prop_assert!(was || !is, "{:?} -> {:?}: {:?} -> {:?}", s, after, old, new);
         }

@@ -512,7 +512,7 @@ pub(crate) static CONTAINER_ROW: Rule = Rule {
     placeholder: POD,
     description: "The container id that opens a row of `docker ps` or `crictl ps`: 12 or 13 hex digits, then an image.",
     keywords: &[],
-    gate: |f| f.digit,
+    gate: |f| f.digit && f.wide_gap,
     pass: |s, hits| {
         let mut e = Edit::new(s);
         for caps in CONTAINER_ROW_RE.captures_iter(s) {

@@ -611,7 +611,7 @@ pub(crate) static PID_HOST: Rule = Rule {
     placeholder: PID,
     description: "A process id beside a machine or a thread and a colon: Open MPI's `[node07:39212]` head, NCCL's `host:pid:tid`, Python's `[pid:thread]`, a number after a host too large for a port.",
     keywords: &[],
-    gate: |f| f.digit && f.colons > 0,
+    gate: |f| f.colon_number,
     pass: pass_host_pid,
     matchers: &[&HOST_PID_RE],
     examples: &[
@@ -654,6 +654,9 @@ static PID_PAIRED_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"(0x[0-9A-Fa-f]{1,16}|\$[0-9A-Fa-f]{1,16}|[0-9]{1,10})[ \t]*\)",
         r"|\[[A-Za-z][A-Za-z0-9_\-]*(?:Process|Thread|Worker|Executor)[A-Za-z0-9_\-]*:([0-9]{2,20})\]",
         r"|(?-u:\b)(?i-u:pids|pgid|pgrp|tids)[ \t]*[:=][ \t]*([0-9]{2,10}(?:(?:[ \t]*,[ \t]*|[ \t]+)[0-9]{2,10})*)",
+        // A `/proc/N/` path, and the kernel's hung task (`task java:1234 blocked for …`).
+        r"|/proc/([0-9]{2,7})/",
+        r"|(?-u:\b)task [^ \t\r\n]+:([0-9]{2,7}) blocked for more than",
     ))
     .expect("constant regex")
 });
@@ -661,7 +664,7 @@ static PID_PAIRED_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_paired(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in PID_PAIRED_RE.captures_iter(s) {
-        let Some(m) = (1..=3).find_map(|g| caps.get(g)) else {
+        let Some(m) = (1..=5).find_map(|g| caps.get(g)) else {
             continue;
         };
         // `worker(3)` with one digit is a count or an index, and PID 1 is init.
@@ -683,8 +686,20 @@ pub(crate) static PID_PAIRED: Rule = Rule {
     id: "pid.paired",
     class: RedactionClass::Pid,
     placeholder: PID,
-    description: "A process or thread id in parentheses after a process word (`thread (0x1f4c)`, `ThreadId(02)`, `worker (48219)`), in a process name's bracket (`[MainProcess:7712]`), and every id of a `PIDs:` or `PGID:` list.",
-    keywords: &["thread", "worker", "process", "child", "lwp", "pids", "pgid", "pgrp", "tids"],
+    description: "A process or thread id in parentheses after a process word (`thread (0x1f4c)`, `ThreadId(02)`, `worker (48219)`), in a process name's bracket (`[MainProcess:7712]`), every id of a `PIDs:` or `PGID:` list, a `/proc/N/` path, the kernel's hung task.",
+    keywords: &[
+        "thread",
+        "worker",
+        "process",
+        "child",
+        "lwp",
+        "pids",
+        "pgid",
+        "pgrp",
+        "tids",
+        "/proc/",
+        "blocked for more than",
+    ],
     gate: |f| f.digit,
     pass: pass_paired,
     matchers: &[&PID_PAIRED_RE],
@@ -709,19 +724,23 @@ pub(crate) static PID_PAIRED: Rule = Rule {
             "session PGID: 70021; PIDs: 70021 70034, 70035",
             "session PGID: <PID>; PIDs: <PID> <PID>, <PID>",
         ),
+        ex(
+            "read /proc/30412/smaps; INFO: task jbd2/sda1-8:412 blocked for more than 120 seconds.",
+            "read /proc/<PID>/smaps; INFO: task jbd2/sda1-8:<PID> blocked for more than 120 seconds.",
+        ),
     ],
     negatives: &[
         "worker(3) of 8 idle; thread (main) waiting",
         "ThreadPoolExecutor(max_workers=4) started",
         "process (1) exited",
+        "/proc/self/status and /proc/sys/vm/swappiness",
     ],
 };
 
 /// A process table's row known by its columns' shapes, with no header line above it: `ps aux`
 /// (user, pid, %cpu, %mem, vsz, rss), `ps -ef` (uid, pid, ppid, c, stime, tty, time), `top`
 /// (pid, user, pr, ni, virt, res, shr, state), `lsof` (command, pid, user, fd), Windows'
-/// `tasklist` (image, pid, session, memory), `jps` (pid, main class); and the pid in a
-/// `/proc/N/` path and in the kernel's hung-task report (`task java:1234 blocked`).
+/// `tasklist` (image, pid, session, memory). Each has aligned columns: two blanks or a tab.
 static PROCESS_ROW_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?m:^)[ \t]*[a-z_][a-z0-9_.+\-]*[ \t]+([0-9]{1,7})[ \t]+[0-9]{1,3}\.[0-9][ \t]+[0-9]{1,3}\.[0-9][ \t]+[0-9]+[ \t]+[0-9]+[ \t]",
@@ -729,9 +748,6 @@ static PROCESS_ROW_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?m:^)[ \t]*([0-9]{1,7})[ \t]+[a-z_][a-z0-9_.+\-]*[ \t]+(?:-?[0-9]{1,2}|rt)[ \t]+-?[0-9]{1,2}[ \t]+[0-9.]+[kmgtp]?[ \t]+[0-9.]+[kmgtp]?[ \t]+[0-9.]+[kmgtp]?[ \t]+[RSDZTIX][ \t]",
         r"|(?m:^)[A-Za-z0-9_.\-:/]+[ \t]+([0-9]{1,7})[ \t]+[a-z_][a-z0-9_.\-]*[ \t]+(?:cwd|rtd|txt|mem|DEL|[0-9]{1,5}[rwu])[ \t]",
         r"|(?m:^)[^ \t\r\n]+\.exe[ \t]+([0-9]{1,7})[ \t]+(?:Console|Services|RDP-Tcp#[0-9]+)[ \t]+[0-9]+[ \t]+[0-9,.]+ K",
-        r"|(?m:^)([0-9]{1,7})[ \t]+(?:Jps|(?:[a-z][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_$]*)[ \t]*(?m:$)",
-        r"|/proc/([0-9]{1,7})/",
-        r"|(?-u:\b)task [^ \t\r\n]+:([0-9]{1,7}) blocked for more than",
     ))
     .expect("constant regex")
 });
@@ -740,9 +756,9 @@ pub(crate) static PID_PROCESS_ROW: Rule = Rule {
     id: "pid.process-row",
     class: RedactionClass::Pid,
     placeholder: PID,
-    description: "A process table's row known by its columns' shapes with no header above it (ps aux, ps -ef, top, lsof, tasklist, jps), a `/proc/N/` path, the kernel's hung task.",
+    description: "A process table's row known by its columns' shapes with no header above it (ps aux, ps -ef, top, lsof, tasklist).",
     keywords: &[],
-    gate: |f| f.digit,
+    gate: |f| f.digit && f.wide_gap,
     pass: |s, hits| {
         let mut e = Edit::new(s);
         for caps in PROCESS_ROW_RE.captures_iter(s) {
@@ -777,17 +793,8 @@ pub(crate) static PID_PROCESS_ROW: Rule = Rule {
             "svchost.exe                   1204 Services                   0     12,044 K",
             "svchost.exe                   <PID> Services                   0     12,044 K",
         ),
-        ex("30412 com.acme.billing.Main", "<PID> com.acme.billing.Main"),
-        ex(
-            "read /proc/30412/smaps; INFO: task jbd2/sda1-8:412 blocked for more than 120 seconds.",
-            "read /proc/<PID>/smaps; INFO: task jbd2/sda1-8:<PID> blocked for more than 120 seconds.",
-        ),
     ],
-    negatives: &[
-        "12 2.5 3.1 files in 3 dirs",
-        "/proc/self/status and /proc/sys/vm/swappiness",
-        "2026 Release.Notes",
-    ],
+    negatives: &["12 2.5 3.1 files in 3 dirs", "user  12  0.5  1.5 dirs"],
 };
 
 pub(crate) static PID_TOOL_ARGS: Rule = Rule {
