@@ -1468,7 +1468,7 @@ pub(crate) static CLI_PASSWORD: Rule = Rule {
         ),
         ex(
             "PsExec.exe \\\\web01 -u DOMAIN\\ops -p Winter2026! cmd",
-            "PsExec.exe \\\\web01 -u DOMAIN\\ops -p <SECRET> cmd",
+            "PsExec.exe \\\\<HOST> -u DOMAIN\\ops -p <SECRET> cmd",
         ),
         ex(
             "ldapsearch -x -D cn=admin -w LdapPw9 -b dc=corp",
@@ -1494,11 +1494,11 @@ pub(crate) static CLI_PASSWORD: Rule = Rule {
         // No spaced flag here: the `/user:` switch alone opens the rule.
         ex(
             r"net use Z: \\fs01\share Passw0rd! /user:CORP\ops",
-            r"net use Z: \\fs01\share <SECRET> /user:CORP\ops",
+            r"net use Z: \\<HOST>\share <SECRET> /user:CORP\ops",
         ),
         ex(
             r"NET USE \\fs01\ipc$ /USER:corp\svc S3cretPw",
-            r"NET USE \\fs01\ipc$ /USER:corp\svc <SECRET>",
+            r"NET USE \\<HOST>\ipc$ /USER:corp\svc <SECRET>",
         ),
     ],
     negatives: &[

@@ -422,7 +422,7 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // An Azure storage connection string's AccountName is its host's first label.
         // A key may spell its `name` out (`Workstation Name:`, `computer name :`).
-        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn|data source|relay)(?:[ _]name)?)["']?[ \t]*[=:][ \t]*["']?"#,
+        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn|data source|relay)(?:[ _.]name)?)["']?[ \t]*[=:][ \t]*["']?"#,
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)",
         // A row of `kubectl get nodes`: the name, then its status and roles.
         r"|(?m:^)([a-z0-9][a-z0-9.\-]*[a-z0-9])[ \t]+(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?[ \t]+(?:<none>|[a-z][a-z0-9,\-/.]*)[ \t]+[0-9]+[smhdy]",
@@ -1071,7 +1071,14 @@ fn is_fleet_name(name: &str, in_slot: bool) -> bool {
     let hashy = segments
         .iter()
         .any(|s| s.len() >= 8 && s.bytes().all(|c| c.is_ascii_hexdigit()));
-    let code = upper && segments.len() == 2 && last.bytes().all(|c| c.is_ascii_digit());
+    let number = &b[b.len() - digits..];
+    let padded = number[0] == b'0' && (2..=4).contains(&digits);
+    // In a host slot a short zero-padded number is a machine's (`from WS-0231`); an error code
+    // has five digits or none padded (`ORA-00942`, `TNS-12541`).
+    let code = upper
+        && segments.len() == 2
+        && last.bytes().all(|c| c.is_ascii_digit())
+        && !(in_slot && padded);
     let region = segments.len() == 3
         && segments[0].len() == 2
         && last.len() == 1
@@ -1079,8 +1086,6 @@ fn is_fleet_name(name: &str, in_slot: bool) -> bool {
     if inner_number || camel || hashy || code || region {
         return false;
     }
-    let number = &b[b.len() - digits..];
-    let padded = number[0] == b'0' && (2..=4).contains(&digits);
     if padded && (lower || upper && segments.len() >= 2) {
         return true;
     }
@@ -1094,6 +1099,35 @@ fn is_fleet_name(name: &str, in_slot: bool) -> bool {
         && (padded
             || segments.len() >= 2 && last_alpha
             || segments.len() >= 3 && digits >= 2)
+}
+
+/// Whether a host list's bracket opens at `at`: `[03-04]`, `[0101-0104,0107]`, numbers of two
+/// digits or more in ranges or lists, at least one range or comma.
+fn is_hostlist_at(b: &[u8], at: usize) -> bool {
+    let Some(len) = b[at + 1..].iter().take(64).position(|&c| c == b']') else {
+        return false;
+    };
+    let inside = &b[at + 1..at + 1 + len];
+    let parts: Vec<&[u8]> = inside.split(|&c| c == b',' || c == b'-').collect();
+    parts.len() >= 2
+        && parts
+            .iter()
+            .all(|p| p.len() >= 2 && p.iter().all(u8::is_ascii_digit))
+}
+
+/// A machine name an installer generated: a capital word, a dash and seven to eleven capitals
+/// and digits that mix both (`DESKTOP-7H2K9QF`, `EC2AMAZ-4N1RC3K`, `MININT-FNANLI5`).
+fn is_generated_machine_name(name: &str) -> bool {
+    let Some((head, tail)) = name.split_once('-') else {
+        return false;
+    };
+    (3..=8).contains(&head.len())
+        && head.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && head.bytes().any(|c| c.is_ascii_uppercase())
+        && (7..=11).contains(&tail.len())
+        && tail.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && tail.bytes().filter(u8::is_ascii_digit).count() >= 1
+        && tail.bytes().filter(u8::is_ascii_uppercase).count() >= 3
 }
 
 /// Whether the name at `start` stands in a host slot: right after `@`, or after one of
@@ -1131,14 +1165,19 @@ fn pass_fleet_hosts(s: &str, hits: &mut u32) -> Option<String> {
         let name = &s[start..i];
         // Part of a path, a dotted name, a placeholder or a call: `/srv/db01/`, `part01.gz`,
         // `<HOST>`, `run01(`.
-        // The second half of a compound name is none either: `R62-M1-NA-C:J04-U01`.
-        let apart_before = !byte_before(s, start).is_some_and(|c| b"./\\<>=$%#".contains(&c))
+        // The second half of a compound name is none either: `R62-M1-NA-C:J04-U01`. A UNC
+        // path's first part is its server (`\\FS01\share`), and a name before a backslash
+        // is a machine with its instance or share (`EXCH-MBX03\Default`).
+        let unc = start >= 2 && &b[start - 2..start] == b"\\\\";
+        let apart_before = (unc
+            || !byte_before(s, start).is_some_and(|c| b"./\\<=$%#".contains(&c)))
             && !(byte_before(s, start) == Some(b':')
                 && start >= 2
                 && b[start - 2].is_ascii_alphanumeric());
         let apart_after = match byte_at(s, i) {
             Some(b'.') => !byte_at(s, i + 1).is_some_and(is_word_byte),
-            Some(c) => !b"(/\\>".contains(&c),
+            Some(b'[') => is_hostlist_at(b, i),
+            Some(c) => !b"(/>".contains(&c),
             None => true,
         };
         if name.contains('_')
@@ -1149,7 +1188,28 @@ fn pass_fleet_hosts(s: &str, hits: &mut u32) -> Option<String> {
         {
             continue;
         }
-        if is_fleet_name(name, in_host_slot(s, start)) {
+        if is_fleet_name(name, unc || in_host_slot(s, start)) {
+            spans.push((start, i));
+        }
+    }
+    // Slurm's and pdsh's compressed host lists (`gpu-a[03-04]`, `cn[0101-0104,0107]`), and the
+    // names Windows and cloud images generate (`DESKTOP-7H2K9QF`, `WIN-8F2KJ3M4N5P`).
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_alphabetic() || i > 0 && (name_byte(b[i - 1]) || b[i - 1] == b'.') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'-') {
+            i += 1;
+        }
+        if byte_at(s, i) == Some(b'[') && is_hostlist_at(b, i) {
+            let close = i + b[i..].iter().position(|&c| c == b']').unwrap_or(0);
+            spans.push((start, close + 1));
+        } else if is_generated_machine_name(&s[start..i])
+            && !byte_at(s, i).is_some_and(|c| c == b'_' || c == b'.' && byte_at(s, i + 1).is_some_and(is_word_byte))
+        {
             spans.push((start, i));
         }
     }
@@ -1160,7 +1220,7 @@ pub(crate) static FLEET_HOST: Rule = Rule {
     id: "host.fleet",
     class: RedactionClass::Host,
     placeholder: HOST,
-    description: "A machine of a fleet with no domain, by how fleets number machines: a role and a zero-padded number (`cn-0107`, `node07`, `EXCH-MBX03`), or a name that ends in its number after on, from, to, at, via or `@`.",
+    description: "A machine of a fleet with no domain, by how fleets number machines: a role and a zero-padded number (`cn-0107`, `node07`, `EXCH-MBX03`), a name that ends in its number after on, from, to, at, via or `@`, a host list (`node[01-04]`), a generated name (`DESKTOP-7H2K9QF`).",
     keywords: &[],
     gate: |f| f.digit,
     pass: pass_fleet_hosts,
@@ -1183,6 +1243,14 @@ pub(crate) static FLEET_HOST: Rule = Rule {
             "job 77 held at Queue@<HOST>",
         ),
         ex("rsync to bkp-store-k9 done", "rsync to <HOST> done"),
+        ex(
+            "JOB 88 ON node[017-018] held; copy \\\\FILESRV02\\exports from STOR02\\vol1 for WS-0231",
+            "JOB 88 ON <HOST> held; copy \\\\<HOST>\\exports from <HOST>\\vol1 for WS-0231",
+        ),
+        ex(
+            "<Data Name='WorkstationName'>WKS-OPS-0417</Data> from DESKTOP-7H2K9QF",
+            "<Data Name='WorkstationName'><HOST></Data> from <HOST>",
+        ),
     ],
     negatives: &[
         "converted to utf-8 and sha-256 from ISO-8859-1",
@@ -1195,5 +1263,6 @@ pub(crate) static FLEET_HOST: Rule = Rule {
         "WFLYCTL0013: Operation failed",
         "Interconnect-1N00 switch error at R12-M1-N3-C:J08-U01",
         "replication lag on mysql-replica-2 is 35s",
+        "items[0-3] and SHA-256 and ISO-8859-1 and AES-256-GCM and TLSV1-3",
     ],
 };
