@@ -21,7 +21,10 @@ static POD_SHAPE_RE: LazyLock<Matcher> = LazyLock::new(|| {
 
 pub(crate) static POD_CONTEXT_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
-        r#"(?i-u:pods?|replicasets?)["']?(?:[ \t]*[=:/][ \t]*|[ \t]+)["']?(?:[a-z0-9][a-z0-9-]*/)?"#,
+        r#"(?:(?i-u:pods?|replicasets?)["']?(?:[ \t]*[=:/][ \t]*|[ \t]+)["']?(?:[a-z0-9][a-z0-9-]*/)?"#,
+        // The pod a kubectl command acts on: `kubectl logs -n prod -f mysql-0`.
+        r"|(?-u:\b)kubectl(?:[ \t]+(?:-n|--namespace|--context)(?:[ \t]+|=)[^ \t\r\n]+)*[ \t]+(?:logs|exec|attach|port-forward|debug)",
+        r"(?:[ \t]+(?:(?:-n|-c|--namespace|--container|--context|--tail|--since|--kubeconfig)(?:[ \t]+|=)[^ \t\r\n]+|-[A-Za-z-]+))*[ \t]+)",
         r"([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)",
     ))
     .expect("constant regex")
@@ -179,7 +182,7 @@ pub(crate) static POD_AFTER_KEYWORD: Rule = Rule {
     class: RedactionClass::Pod,
     placeholder: POD,
     description: "A pod name after a pod keyword (pod/x, pod=x, pod x), StatefulSet ordinals (kafka-0) included.",
-    keywords: &["pod", "replicaset"],
+    keywords: &["pod", "replicaset", "kubectl"],
     gate: always,
     pass: pass_pod_context,
     matchers: &[&POD_CONTEXT_RE],
@@ -191,6 +194,10 @@ pub(crate) static POD_AFTER_KEYWORD: Rule = Rule {
         ex(
             "Controlled By:  ReplicaSet/web-5c8xk2v9d",
             "Controlled By:  ReplicaSet/<POD>",
+        ),
+        ex(
+            "$ kubectl logs -n data -f --tail 50 kafka-2 -c broker",
+            "$ kubectl logs -n data -f --tail 50 <POD> -c broker",
         ),
         ex(
             "pod=prod/web-7d9f8c6b5-x2k4m OOMKilled",
@@ -476,6 +483,9 @@ static CONTAINER_ID_RE: LazyLock<Matcher> = LazyLock::new(|| {
         // A Nomad allocation: `alloc 5e2b7c1d-…`, `alloc_id=…`.
         r#"|(?-u:\b)(?i-u:alloc(?:ation)?)(?:[ _]?(?i-u:id))?[ \t=:"']+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?-u:\b)"#,
         r"|-pod([0-9a-f]{8}[_-][0-9a-f]{4}[_-][0-9a-f]{4}[_-][0-9a-f]{4}[_-][0-9a-f]{12})\.slice",
+        // The container a runtime's command acts on: `docker exec -it 3f9a1c7e2b84 sh`.
+        r"|(?-u:\b)(?:docker|podman|crictl|nerdctl)(?:[ \t]+container)?[ \t]+(?:exec|logs|inspect|stop|start|restart|rm|kill|attach|top|stats|cp|commit|port|pause|unpause|wait)",
+        r"(?:[ \t]+-[^ \t\r\n]+)*[ \t]+([0-9a-f]{12}|[0-9a-f]{64})(?-u:\b)",
     ))
     .expect("constant regex")
 });
@@ -483,7 +493,7 @@ static CONTAINER_ID_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_container_id(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in CONTAINER_ID_RE.captures_iter(s) {
-        let Some(v) = (1..=6).find_map(|g| caps.get(g)) else {
+        let Some(v) = (1..=7).find_map(|g| caps.get(g)) else {
             continue;
         };
         // Twelve hex digits that are all digits are a number, not an id.
@@ -544,7 +554,9 @@ pub(crate) static CONTAINER_ID: Rule = Rule {
     class: RedactionClass::Pod,
     placeholder: POD,
     description: "A container id: after a runtime scheme (`containerd://…`), in a cgroup scope, after the word container, and a pod uid in a cgroup slice.",
-    keywords: &["://", ".scope", "container", ".slice", "alloc"],
+    keywords: &[
+        "://", ".scope", "container", ".slice", "alloc", "docker", "podman", "crictl", "nerdctl",
+    ],
     gate: always,
     pass: pass_container_id,
     matchers: &[&CONTAINER_ID_RE],
@@ -552,6 +564,10 @@ pub(crate) static CONTAINER_ID: Rule = Rule {
         ex(
             "nomad: alloc 0c9e4b1a-7d2f-4a6e-9b3c-5f8e1d2a7b40 transitioned to failed",
             "nomad: alloc <POD> transitioned to failed",
+        ),
+        ex(
+            "+ docker exec -it 7c2e9d41b0a3 psql; crictl logs --tail=20 0f9e8d7c6b5a",
+            "+ docker exec -it <POD> psql; crictl logs --tail=20 <POD>",
         ),
         ex(
             "msg=\"StartContainer for \\\"5d1c9e7a2b4f\\\" returns successfully\"",
