@@ -1550,6 +1550,17 @@ fn pass_stdin(s: &str, hits: &mut u32) -> Option<String> {
         if !reads_password(command.as_str()) || v.as_str().starts_with('$') {
             continue;
         }
+        // A here-string's `<<<` must be the text's own: `<<` before a placeholder (`<<<NUM>`)
+        // is none (a fuzz find; the keyword gate had rightly seen no `<<<`).
+        let here = caps.get(5).is_some();
+        if here
+            && s[..v.start()]
+                .trim_end_matches([' ', '\t'])
+                .strip_suffix("<<<")
+                .is_some_and(|head| placeholder_after(s, head.len() + 2))
+        {
+            continue;
+        }
         // `chpasswd` reads `user:password`.
         let start = match v.as_str().split_once(':') {
             Some((user, _)) if command.as_str().contains("chpasswd") => v.start() + user.len() + 1,
