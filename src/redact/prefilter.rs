@@ -190,7 +190,10 @@ impl Features {
         for i in memchr::memchr_iter(b':', bytes) {
             colons += 1;
             if !colon_number {
-                let run = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+                let run = bytes[i + 1..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
                 let next = bytes.get(i + 1 + run);
                 colon_number = run >= 6
                     || run >= 3

@@ -1476,7 +1476,8 @@ fn byte_features_by_walking(bytes: &[u8]) -> Features {
             f.colon_number |= run >= 6
                 || run >= 3
                     && (tail.get(run) == Some(&b']')
-                        || tail.get(run) == Some(&b':') && is(tail.get(run + 1), u8::is_ascii_digit));
+                        || tail.get(run) == Some(&b':')
+                            && is(tail.get(run + 1), u8::is_ascii_digit));
         }
         f.wide_gap |= *b == b'\t' || *b == b' ' && prev == Some(&b' ');
         if *b == b'.' && is(prev, u8::is_ascii_digit) && is(bytes.get(i + 1), u8::is_ascii_digit) {

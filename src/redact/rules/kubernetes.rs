@@ -510,10 +510,8 @@ fn pass_container_id(s: &str, hits: &mut u32) -> Option<String> {
 /// The container id that opens a row of `docker ps` or `crictl ps`: 12 or 13 hex digits, then
 /// the image (a name with `/`, `:` or `@`).
 static CONTAINER_ROW_RE: LazyLock<Matcher> = LazyLock::new(|| {
-    Matcher::new(
-        r"(?m:^)([0-9a-f]{12,13})[ \t]{2,}[A-Za-z0-9<][^ \t\r\n]*[/:@][^ \t\r\n]*[ \t]",
-    )
-    .expect("constant regex")
+    Matcher::new(r"(?m:^)([0-9a-f]{12,13})[ \t]{2,}[A-Za-z0-9<][^ \t\r\n]*[/:@][^ \t\r\n]*[ \t]")
+        .expect("constant regex")
 });
 
 pub(crate) static CONTAINER_ROW: Rule = Rule {
@@ -546,7 +544,10 @@ pub(crate) static CONTAINER_ROW: Rule = Rule {
             "<POD>   ghcr.io/acme/api@sha256:9f86d081   5 minutes ago   Running   api   0",
         ),
     ],
-    negatives: &["201612031422   backup/run.sh  done", "deadbeefcafe is a word"],
+    negatives: &[
+        "201612031422   backup/run.sh  done",
+        "deadbeefcafe is a word",
+    ],
 };
 
 pub(crate) static CONTAINER_ID: Rule = Rule {
@@ -555,7 +556,15 @@ pub(crate) static CONTAINER_ID: Rule = Rule {
     placeholder: POD,
     description: "A container id: after a runtime scheme (`containerd://…`), in a cgroup scope, after the word container, and a pod uid in a cgroup slice.",
     keywords: &[
-        "://", ".scope", "container", ".slice", "alloc", "docker", "podman", "crictl", "nerdctl",
+        "://",
+        ".scope",
+        "container",
+        ".slice",
+        "alloc",
+        "docker",
+        "podman",
+        "crictl",
+        "nerdctl",
     ],
     gate: always,
     pass: pass_container_id,
