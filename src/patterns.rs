@@ -64,6 +64,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::cache::ClearingMap;
 
+mod absorb;
 mod align;
 mod spans;
 
@@ -300,13 +301,14 @@ impl TemplateMiner {
             let refs: Vec<&str> = aligned.texts.iter().map(|t| &**t).collect();
             let spans = spans::merge(&refs);
             let again = align::merge(&spans.texts, &[]);
+            let absorbed = absorb::merge(&again.texts);
             spans::Merged {
                 of: aligned
                     .of
                     .iter()
-                    .map(|&t| again.of[spans.of[t as usize] as usize])
+                    .map(|&t| absorbed.of[again.of[spans.of[t as usize] as usize] as usize])
                     .collect(),
-                texts: again.texts,
+                texts: absorbed.texts,
             }
         });
         merged

@@ -645,7 +645,10 @@ mod tests {
         let mut alone = RedactionCounts::default();
         let alone = Redactor::shared().redact(line, &mut alone).into_owned();
         assert!(!alone.contains("Wq7rT2zLm"), "{alone}");
-        assert_eq!(filter(&format!("run \\\n{line}")).split('\n').nth(1), Some(&*alone));
+        assert_eq!(
+            filter(&format!("run \\\n{line}")).split('\n').nth(1),
+            Some(&*alone)
+        );
     }
 
     #[test]

@@ -500,10 +500,8 @@ fn pass_container_id(s: &str, hits: &mut u32) -> Option<String> {
 /// The container id that opens a row of `docker ps` or `crictl ps`: 12 or 13 hex digits, then
 /// the image (a name with `/`, `:` or `@`).
 static CONTAINER_ROW_RE: LazyLock<Matcher> = LazyLock::new(|| {
-    Matcher::new(
-        r"(?m:^)([0-9a-f]{12,13})[ \t]{2,}[A-Za-z0-9<][^ \t\r\n]*[/:@][^ \t\r\n]*[ \t]",
-    )
-    .expect("constant regex")
+    Matcher::new(r"(?m:^)([0-9a-f]{12,13})[ \t]{2,}[A-Za-z0-9<][^ \t\r\n]*[/:@][^ \t\r\n]*[ \t]")
+        .expect("constant regex")
 });
 
 pub(crate) static CONTAINER_ROW: Rule = Rule {
@@ -536,7 +534,10 @@ pub(crate) static CONTAINER_ROW: Rule = Rule {
             "<POD>   ghcr.io/acme/api@sha256:9f86d081   5 minutes ago   Running   api   0",
         ),
     ],
-    negatives: &["201612031422   backup/run.sh  done", "deadbeefcafe is a word"],
+    negatives: &[
+        "201612031422   backup/run.sh  done",
+        "deadbeefcafe is a word",
+    ],
 };
 
 pub(crate) static CONTAINER_ID: Rule = Rule {

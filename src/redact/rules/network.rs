@@ -1067,7 +1067,9 @@ fn is_fleet_name(name: &str, in_slot: bool) -> bool {
     let inner_number = segments[..segments.len() - 1]
         .iter()
         .any(|s| s.is_empty() || s.bytes().all(|c| c.is_ascii_digit()));
-    let camel = b.windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    let camel = b
+        .windows(2)
+        .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
     let hashy = segments
         .iter()
         .any(|s| s.len() >= 8 && s.bytes().all(|c| c.is_ascii_hexdigit()));
@@ -1075,7 +1077,9 @@ fn is_fleet_name(name: &str, in_slot: bool) -> bool {
     let region = segments.len() == 3
         && segments[0].len() == 2
         && last.len() == 1
-        && segments[..2].iter().all(|s| s.bytes().all(|c| c.is_ascii_lowercase()));
+        && segments[..2]
+            .iter()
+            .all(|s| s.bytes().all(|c| c.is_ascii_lowercase()));
     if inner_number || camel || hashy || code || region {
         return false;
     }
@@ -1090,10 +1094,7 @@ fn is_fleet_name(name: &str, in_slot: bool) -> bool {
     // of two digits (`msra-sa-41`). `utf-8` and `sha-256` have two parts; `mysql-replica-2` is
     // a replica's role.
     let last_alpha = last.bytes().any(|c| c.is_ascii_alphabetic());
-    in_slot
-        && (padded
-            || segments.len() >= 2 && last_alpha
-            || segments.len() >= 3 && digits >= 2)
+    in_slot && (padded || segments.len() >= 2 && last_alpha || segments.len() >= 3 && digits >= 2)
 }
 
 /// Whether the name at `start` stands in a host slot: right after `@`, or after one of
@@ -1108,10 +1109,16 @@ fn in_host_slot(s: &str, start: usize) -> bool {
         return false;
     }
     let word = &before[..word_end];
-    let len = word.iter().rev().take_while(|c| c.is_ascii_alphabetic()).count();
+    let len = word
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .count();
     let w = &word[word_end - len..];
     (word_end == len || !is_word_byte(word[word_end - len - 1]))
-        && HOST_SLOT_WORDS.iter().any(|k| w.eq_ignore_ascii_case(k.as_bytes()))
+        && HOST_SLOT_WORDS
+            .iter()
+            .any(|k| w.eq_ignore_ascii_case(k.as_bytes()))
 }
 
 fn pass_fleet_hosts(s: &str, hits: &mut u32) -> Option<String> {

@@ -684,7 +684,9 @@ pub(crate) static PID_PAIRED: Rule = Rule {
     class: RedactionClass::Pid,
     placeholder: PID,
     description: "A process or thread id in parentheses after a process word (`thread (0x1f4c)`, `ThreadId(02)`, `worker (48219)`), in a process name's bracket (`[MainProcess:7712]`), and every id of a `PIDs:` or `PGID:` list.",
-    keywords: &["thread", "worker", "process", "child", "lwp", "pids", "pgid", "pgrp", "tids"],
+    keywords: &[
+        "thread", "worker", "process", "child", "lwp", "pids", "pgid", "pgrp", "tids",
+    ],
     gate: |f| f.digit,
     pass: pass_paired,
     matchers: &[&PID_PAIRED_RE],

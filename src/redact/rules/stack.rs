@@ -450,7 +450,10 @@ fn after_log_header(head: &str) -> bool {
         .next()
         .unwrap_or("");
     let clock = head.as_bytes().windows(5).any(|w| {
-        w[0].is_ascii_digit() && w[1] == b':' && w[2].is_ascii_digit() && w[3].is_ascii_digit()
+        w[0].is_ascii_digit()
+            && w[1] == b':'
+            && w[2].is_ascii_digit()
+            && w[3].is_ascii_digit()
             && w[4] == b':'
     });
     clock

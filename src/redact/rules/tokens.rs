@@ -1263,7 +1263,8 @@ fn is_random_run(run: &str) -> bool {
         && class_switches(b) * 3 >= b.len()
         && vowel_share(b) < 0.25;
     let base36 = (20..=31).contains(&b.len())
-        && b.iter().all(|x| x.is_ascii_lowercase() || x.is_ascii_digit())
+        && b.iter()
+            .all(|x| x.is_ascii_lowercase() || x.is_ascii_digit())
         && b.iter().any(|x| (b'g'..=b'z').contains(x))
         && digits * 4 >= b.len()
         && class_switches(b) * 2 >= b.len()
