@@ -25,18 +25,22 @@
 
 use std::collections::HashMap;
 
-use super::WILDCARD;
 use super::spans::Merged;
+use super::{WILDCARD, is_symbol};
 
 /// General templates (those with a `<*>`) tried per leading word.
 const MAX_GENERAL: usize = 64;
 /// The most plain words one `<*>` stands for.
 const MAX_RUN: usize = 8;
+/// Distinct leading words of one rest that make the leading word a value: three, so that a
+/// pair (`GET`/`POST`, `Accepted`/`Failed`) stays two events.
+const LEADING_VARIANTS: usize = 3;
 /// Words before a trailing `<*>` for it to stand for more than one token.
 const HEADER_WORDS: usize = 3;
 
 /// Reads every template that is an instance of a more general one (same leading word) as that one.
 pub(super) fn merge(texts: &[Box<str>]) -> Merged {
+    let texts = &leading_values(texts);
     let tokens: Vec<Vec<&str>> = texts
         .iter()
         .map(|t| t.split(' ').filter(|x| !x.is_empty()).collect())
@@ -98,6 +102,40 @@ pub(super) fn merge(texts: &[Box<str>]) -> Merged {
         })
         .collect();
     Merged { texts: out, of }
+}
+
+/// Templates that are equal but for their leading word, when at least [`LEADING_VARIANTS`]
+/// symbols (`GET`, `PUT`, `DELETE`; see [`is_symbol`]) lead the same rest and that rest holds
+/// a parameter, lead with `<*>`: the leading word is then a value the program names (a method,
+/// a level). Words of prose stay: `wait (command <*>)` and `boot (command <*>)` are two events.
+fn leading_values(texts: &[Box<str>]) -> Vec<Box<str>> {
+    fn rest(t: &str) -> Option<(&str, &str)> {
+        let (first, rest) = t.split_once(' ')?;
+        (is_symbol(first) && rest.contains(WILDCARD)).then_some((first, rest))
+    }
+    let mut leads: HashMap<&str, Vec<&str>> = HashMap::new();
+    for t in texts {
+        if let Some((first, r)) = rest(t) {
+            let list = leads.entry(r).or_default();
+            if !list.contains(&first) {
+                list.push(first);
+            }
+        }
+    }
+    texts
+        .iter()
+        .map(|t| match rest(t) {
+            Some((_, r)) if leads.get(r).is_some_and(|l| l.len() >= LEADING_VARIANTS) => {
+                // A run of `<*>` prints as one, as everywhere else.
+                if r.split(' ').next() == Some(WILDCARD) {
+                    r.into()
+                } else {
+                    format!("{WILDCARD} {r}").into()
+                }
+            }
+            _ => t.clone(),
+        })
+        .collect()
 }
 
 /// A word of prose or a name: letters, maybe ending in punctuation (`Lind,`).
@@ -186,6 +224,23 @@ mod tests {
         let t = templates(&lines);
         assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
         assert_eq!(t[0], "shift <*> logged <*> tickets for <*>");
+    }
+
+    #[test]
+    fn three_symbols_leading_one_rest_are_values_two_or_prose_words_are_not() {
+        let mut lines: Vec<String> = ["FETCH", "STORE", "PURGE"]
+            .iter()
+            .enumerate()
+            .map(|(k, m)| format!("{m} /bins/{k} answered {k}00 after {k} ms"))
+            .collect();
+        lines.extend(["OPEN slot 3 by 4", "SHUT slot 5 by 6"].map(String::from));
+        lines.extend(["rinse (cycle 4)", "spin (cycle 5)", "drain (cycle 6)"].map(String::from));
+        let t = templates(&lines);
+        assert!(t[..3].iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "<*> /bins/<*> answered <*> after <*>");
+        assert_ne!(t[3], t[4]);
+        assert_ne!(t[5], t[6]);
+        assert_ne!(t[6], t[7]);
     }
 
     #[test]
