@@ -139,6 +139,9 @@ struct Cluster {
     template: String,
     /// Which tokens of the template are a qualified type's label, masked (`<*>:`), as bits.
     labels: u64,
+    /// Messages that joined it: `spans` reads a slot whose templates hold a line or so each as
+    /// a parameter.
+    lines: u32,
 }
 
 const NO_FAMILY: u32 = u32::MAX;
@@ -246,6 +249,7 @@ impl TemplateMiner {
         };
         self.buf = buf;
         self.spans = spans;
+        self.count(PatternId(id));
         PatternId(id)
     }
 
@@ -267,6 +271,7 @@ impl TemplateMiner {
             self.lines_epoch = self.cache.clears();
         }
         if let Some(&id) = self.lines.get(message) {
+            self.count(PatternId(id));
             return (PatternId(id), true);
         }
         let id = self.insert(message);
@@ -279,6 +284,16 @@ impl TemplateMiner {
             self.lines.insert(message.into(), id.0, message.len());
         }
         (id, settled)
+    }
+
+    /// Counts one more message for a cluster, for a caller that remembered a settled answer
+    /// ([`TemplateMiner::insert_settled`]) instead of inserting the message again.
+    pub(crate) fn count(&mut self, id: PatternId) {
+        if let Some(c) = self.clusters.get_mut(id.0 as usize) {
+            c.lines = c.lines.saturating_add(1);
+            // Counts shape the merged templates (see `spans`).
+            self.merged.take();
+        }
     }
 
     /// How many times the exact-match cache emptied itself: an answer
@@ -299,7 +314,11 @@ impl TemplateMiner {
             let labels: Vec<u64> = self.clusters.iter().map(|c| c.labels).collect();
             let aligned = align::merge(&texts, &labels);
             let refs: Vec<&str> = aligned.texts.iter().map(|t| &**t).collect();
-            let spans = spans::merge(&refs);
+            let mut lines = vec![0u64; refs.len()];
+            for (c, &t) in self.clusters.iter().zip(&aligned.of) {
+                lines[t as usize] += u64::from(c.lines);
+            }
+            let spans = spans::merge(&refs, &lines);
             let again = align::merge(&spans.texts, &[]);
             let absorbed = absorb::merge(&again.texts);
             spans::Merged {
@@ -467,6 +486,7 @@ impl TemplateMiner {
             hashes: Vec::new(),
             template: WILDCARD.to_string(),
             labels: 0,
+            lines: 0,
         });
         self.catch_all = Some(id);
         id
@@ -496,6 +516,7 @@ impl TemplateMiner {
             hashes: line.hashes.clone(),
             template,
             labels,
+            lines: 0,
         });
         id
     }

@@ -26,7 +26,7 @@
 use std::collections::HashMap;
 
 use super::spans::Merged;
-use super::{WILDCARD, is_symbol};
+use super::{WILDCARD, is_symbol, is_value_only};
 
 /// General templates (those with a `<*>`) tried per leading word.
 const MAX_GENERAL: usize = 64;
@@ -111,7 +111,9 @@ pub(super) fn merge(texts: &[Box<str>]) -> Merged {
 fn leading_values(texts: &[Box<str>]) -> Vec<Box<str>> {
     fn rest(t: &str) -> Option<(&str, &str)> {
         let (first, rest) = t.split_once(' ')?;
-        (is_symbol(first) && rest.contains(WILDCARD)).then_some((first, rest))
+        // The rest must keep a constant: a template of `<*>` alone says nothing.
+        let constant = rest.split(' ').any(|t| !is_value_only(t));
+        (is_symbol(first) && rest.contains(WILDCARD) && constant).then_some((first, rest))
     }
     let mut leads: HashMap<&str, Vec<&str>> = HashMap::new();
     for t in texts {
