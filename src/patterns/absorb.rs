@@ -171,9 +171,8 @@ fn instance(g: &[&str], s: &[&str]) -> bool {
     ok[n * w + m] = true;
     for i in (0..n).rev() {
         let header = g[..i].iter().filter(|x| plain(x)).count();
-        let longest = if g[i] != WILDCARD {
-            1
-        } else if i + 1 == n && header < HEADER_WORDS {
+        let short_tail = i + 1 == n && header < HEADER_WORDS;
+        let longest = if g[i] != WILDCARD || short_tail {
             1
         } else {
             MAX_RUN
