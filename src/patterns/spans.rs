@@ -36,6 +36,12 @@
 //! that does not overlap a narrower one, so two domains crossed in one event (a queue and a
 //! task) are both read in the round that still shows the two.
 //!
+//! *Sparse* fillers. A context of at least three fillers whose templates hold fewer than
+//! [`SPARSE_LINES`] messages each on average, that differ at both ends and hold no quote or
+//! bracket, is a parameter too: a rare event of two parameters shows each name once, while a
+//! constant that names an event repeats with it (`job cleanup|sync|report`, dozens of lines each,
+//! stays three; so do `pump primed|drained|flushed` at three lines each).
+//!
 //! A span that quotes or brackets enclose may hold up to [`MAX_BOUND`] tokens (a subject, a
 //! message). A span may end the message only when quotes or brackets enclose it, or after a header of
 //! three or more words: after a short header the rest is as often another event as a value.
