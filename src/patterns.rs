@@ -324,7 +324,11 @@ impl TemplateMiner {
             }
             let spans = spans::merge(&refs, &lines);
             let again = align::merge(&spans.texts, &[]);
-            let absorbed = absorb::merge(&again.texts);
+            let mut again_lines = vec![0u64; again.texts.len()];
+            for (c, &t) in self.clusters.iter().zip(&aligned.of) {
+                again_lines[again.of[spans.of[t as usize] as usize] as usize] += u64::from(c.lines);
+            }
+            let absorbed = absorb::merge(&again.texts, &again_lines);
             spans::Merged {
                 of: aligned
                     .of

@@ -13,10 +13,14 @@
 //! specific one's token there, and every `<*>` of the general one stands for one token of any
 //! kind or for two to [`MAX_RUN`] plain words (letters only, maybe ending in punctuation). A
 //! token holding a mask inside it (`#<*>`, `'<*>'`) matches a token with its prefix and suffix.
+//! A template of at most [`RARE_LINES`] messages next to a general one of [`RARE_RATIO`] times
+//! as many may also hold one value inside such a run (`by Ada <*>` for `by <*>`): a rare line of
+//! a common event, where a second event would repeat.
 //!
 //! Why constants stay apart: the general template's words must all be there, in order, so
 //! `cache hit for <*>` never takes `cache miss for <*>`; a run with a value in it is never read
-//! as one `<*>` (`for invalid user <*> from` is not `for <*> from`); and a `<*>` that ends the
+//! as one `<*>` (`for invalid user <*> from` is not `for <*> from`) unless the line is rare as
+//! above; and a `<*>` that ends the
 //! message after fewer than three words takes one token only (after a short header, the rest
 //! of a message is as often another event as a value: `[instance: <*>] <*>`). Trade-off: an
 //! event whose constant word sits where another event of the same words has a parameter is read
@@ -26,12 +30,16 @@
 use std::collections::HashMap;
 
 use super::spans::Merged;
-use super::{WILDCARD, is_symbol, is_value_only};
+use super::{WILDCARD, has_placeholder, is_symbol, is_value_only};
 
 /// General templates (those with a `<*>`) tried per leading word.
 const MAX_GENERAL: usize = 64;
 /// The most plain words one `<*>` stands for.
 const MAX_RUN: usize = 8;
+/// A template of at most this many messages, next to one of [`RARE_RATIO`] times as many, may
+/// be read as it with one value inside a run of words: a rare line, not a second event.
+const RARE_LINES: u64 = 2;
+const RARE_RATIO: u64 = 8;
 /// Distinct leading words of one rest that make the leading word a value: three, so that a
 /// pair (`GET`/`POST`, `Accepted`/`Failed`) stays two events.
 const LEADING_VARIANTS: usize = 3;
@@ -39,7 +47,8 @@ const LEADING_VARIANTS: usize = 3;
 const HEADER_WORDS: usize = 3;
 
 /// Reads every template that is an instance of a more general one (same leading word) as that one.
-pub(super) fn merge(texts: &[Box<str>]) -> Merged {
+pub(super) fn merge(texts: &[Box<str>], lines: &[u64]) -> Merged {
+    let count = |k: usize| lines.get(k).copied().unwrap_or(0);
     let texts = &leading_values(texts);
     let tokens: Vec<Vec<&str>> = texts
         .iter()
@@ -68,7 +77,9 @@ pub(super) fn merge(texts: &[Box<str>]) -> Merged {
         let mut best: Option<(usize, u32)> = None;
         for &g in list {
             let gt = &tokens[g as usize];
-            if g as usize == k || gt == s || !instance(gt, s) {
+            // A rare line next to a common template may hold one value inside a run of words.
+            let mixed = count(k) <= RARE_LINES && count(g as usize) >= RARE_RATIO * count(k).max(1);
+            if g as usize == k || gt == s || !instance(gt, s, mixed) {
                 continue;
             }
             let constants = gt.iter().filter(|x| !x.contains(WILDCARD)).count();
@@ -160,7 +171,7 @@ fn token_matches(g: &str, s: &str) -> bool {
 }
 
 /// Whether `g`, each `<*>` read as one token or a run of plain words, matches `s` whole.
-fn instance(g: &[&str], s: &[&str]) -> bool {
+fn instance(g: &[&str], s: &[&str], mixed: bool) -> bool {
     let (n, m) = (g.len(), s.len());
     if n > m || n == 0 {
         return false;
@@ -187,7 +198,12 @@ fn instance(g: &[&str], s: &[&str]) -> bool {
             }
             // A run of plain words from s[j] on.
             let mut e = j + 1;
-            while e < m && e - j < longest && plain(s[j]) && plain(s[e]) {
+            let mut odd = usize::from(!plain(s[j]));
+            while e < m && e - j < longest {
+                odd += usize::from(!plain(s[e]));
+                if odd > usize::from(mixed) || has_placeholder(s[e]) || has_placeholder(s[j]) {
+                    break;
+                }
                 e += 1;
                 if ok[(i + 1) * w + e] {
                     ok[i * w + j] = true;
@@ -225,6 +241,26 @@ mod tests {
         let t = templates(&lines);
         assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
         assert_eq!(t[0], "shift <*> logged <*> tickets for <*>");
+    }
+
+    #[test]
+    fn a_rare_line_may_hold_a_value_among_the_words_of_a_common_one() {
+        let names = ["ada", "bo", "cy", "dee", "eli", "fay", "gus", "hal"];
+        let mut lines: Vec<String> = (0..16)
+            .map(|k| format!("build {k} pushed by {} to stage", names[k % 8]))
+            .collect();
+        // Three lines of a word and a value there are an event of their own…
+        let mut apart = lines.clone();
+        for k in 0..3 {
+            apart.push(format!("build {k} pushed by robot {k} to stage"));
+        }
+        let t = templates(&apart);
+        assert_eq!(t[0], "build <*> pushed by <*> to stage");
+        assert_eq!(t[16], "build <*> pushed by robot <*> to stage");
+        // …one line is a rare instance of the common event.
+        lines.push("build 17 pushed by ada 2nd to stage".into());
+        let t = templates(&lines);
+        assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
     }
 
     #[test]
