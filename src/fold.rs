@@ -122,6 +122,7 @@ impl Mining<'_> {
             self.known.epoch = epoch;
         }
         if let Some(&id) = self.known.ids.get(line) {
+            self.miner.count(PatternId(id));
             self.assignments.push(PatternId(id));
             return;
         }

@@ -41,7 +41,11 @@
 //! SQL statement), are merged first: see `align`. It runs on the miner's own templates, where
 //! a quoted or bracketed group is still whole. Then templates that differ only inside one span
 //! of varying words (a name, a path with spaces) are merged: see `spans`; and `align` once more
-//! over what `spans` made. A qualified type's label at a parameter position prints `<*>:`,
+//! over what `spans` made. Last, a template that a more general one of the same leading word
+//! matches (its `<*>` read as one token or a run of plain words: the rare line of a sparse
+//! event) is read as that one, and three symbols leading one rest are a value: see `absorb`.
+//! Each cluster counts its messages, so that `spans` can read a slot whose fillers were each
+//! seen about once as a parameter. A qualified type's label at a parameter position prints `<*>:`,
 //! keeping the colon that says a message follows.
 //!
 //! Trade-offs. One built-in configuration for every input, chosen on the public Loghub-2k
@@ -64,6 +68,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::cache::ClearingMap;
 
+mod absorb;
 mod align;
 mod spans;
 
@@ -138,6 +143,9 @@ struct Cluster {
     template: String,
     /// Which tokens of the template are a qualified type's label, masked (`<*>:`), as bits.
     labels: u64,
+    /// Messages that joined it: `spans` reads a slot whose templates hold a line or so each as
+    /// a parameter.
+    lines: u32,
 }
 
 const NO_FAMILY: u32 = u32::MAX;
@@ -245,6 +253,7 @@ impl TemplateMiner {
         };
         self.buf = buf;
         self.spans = spans;
+        self.count(PatternId(id));
         PatternId(id)
     }
 
@@ -266,6 +275,7 @@ impl TemplateMiner {
             self.lines_epoch = self.cache.clears();
         }
         if let Some(&id) = self.lines.get(message) {
+            self.count(PatternId(id));
             return (PatternId(id), true);
         }
         let id = self.insert(message);
@@ -278,6 +288,16 @@ impl TemplateMiner {
             self.lines.insert(message.into(), id.0, message.len());
         }
         (id, settled)
+    }
+
+    /// Counts one more message for a cluster, for a caller that remembered a settled answer
+    /// ([`TemplateMiner::insert_settled`]) instead of inserting the message again.
+    pub(crate) fn count(&mut self, id: PatternId) {
+        if let Some(c) = self.clusters.get_mut(id.0 as usize) {
+            c.lines = c.lines.saturating_add(1);
+            // Counts shape the merged templates (see `spans`).
+            self.merged.take();
+        }
     }
 
     /// How many times the exact-match cache emptied itself: an answer
@@ -298,15 +318,24 @@ impl TemplateMiner {
             let labels: Vec<u64> = self.clusters.iter().map(|c| c.labels).collect();
             let aligned = align::merge(&texts, &labels);
             let refs: Vec<&str> = aligned.texts.iter().map(|t| &**t).collect();
-            let spans = spans::merge(&refs);
+            let mut lines = vec![0u64; refs.len()];
+            for (c, &t) in self.clusters.iter().zip(&aligned.of) {
+                lines[t as usize] += u64::from(c.lines);
+            }
+            let spans = spans::merge(&refs, &lines);
             let again = align::merge(&spans.texts, &[]);
+            let mut again_lines = vec![0u64; again.texts.len()];
+            for (c, &t) in self.clusters.iter().zip(&aligned.of) {
+                again_lines[again.of[spans.of[t as usize] as usize] as usize] += u64::from(c.lines);
+            }
+            let absorbed = absorb::merge(&again.texts, &again_lines);
             spans::Merged {
                 of: aligned
                     .of
                     .iter()
-                    .map(|&t| again.of[spans.of[t as usize] as usize])
+                    .map(|&t| absorbed.of[again.of[spans.of[t as usize] as usize] as usize])
                     .collect(),
-                texts: again.texts,
+                texts: absorbed.texts,
             }
         });
         merged
@@ -465,6 +494,7 @@ impl TemplateMiner {
             hashes: Vec::new(),
             template: WILDCARD.to_string(),
             labels: 0,
+            lines: 0,
         });
         self.catch_all = Some(id);
         id
@@ -494,6 +524,7 @@ impl TemplateMiner {
             hashes: line.hashes.clone(),
             template,
             labels,
+            lines: 0,
         });
         id
     }

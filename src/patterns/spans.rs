@@ -36,6 +36,12 @@
 //! that does not overlap a narrower one, so two domains crossed in one event (a queue and a
 //! task) are both read in the round that still shows the two.
 //!
+//! *Sparse* fillers. A context of at least three fillers whose templates hold fewer than
+//! [`SPARSE_LINES`] messages each on average, that differ at both ends and hold no quote or
+//! bracket, is a parameter too: a rare event of two parameters shows each name once, while a
+//! constant that names an event repeats with it (`job cleanup|sync|report`, dozens of lines each,
+//! stays three; so do `pump primed|drained|flushed` at three lines each).
+//!
 //! A span that quotes or brackets enclose may hold up to [`MAX_BOUND`] tokens (a subject, a
 //! message). A span may end the message only when quotes or brackets enclose it, or after a header of
 //! three or more words: after a short header the rest is as often another event as a value.
@@ -67,6 +73,9 @@ const DOMAIN_SHARED: usize = 3;
 /// A context with more fillers than this is not compared by its fillers (the bound on work;
 /// a slot with that many values mostly varies by count already).
 const MAX_DOMAIN: usize = 12;
+/// A context whose fillers hold fewer messages than this many per filler, on average, is a
+/// parameter (with at least [`DOMAIN_SHARED`] fillers): most of its values were seen once.
+const SPARSE_LINES: u64 = 2;
 /// Contexts one filler is compared through, at most (the bound on work per filler).
 const MAX_SHARING: usize = 64;
 
@@ -108,6 +117,11 @@ struct Context {
     /// `posted comment`; `Ann Lee reason: broken pipe` and `Bo Kim Li reason: no route` keep
     /// `reason:`).
     common: Vec<u64>,
+    /// The messages its templates hold.
+    lines: u64,
+    /// Whether a filler holds a quote or a bracket: a piece of a group, whose words are counted
+    /// by the group's own context, not by how often each was seen.
+    grouped: bool,
 }
 
 impl Context {
@@ -119,7 +133,18 @@ impl Context {
         // are constants around a common one.
         let ends = |d: &Distinct| usize::from(d.len) >= DOMAIN_SHARED;
         let domain = self.domain && (!self.open || (ends(&self.firsts) && ends(&self.lasts)));
-        self.two_fillers && (counted || domain)
+        // Fillers that each hold about one message: a value seen once each, not the constants of
+        // events, which repeat (`job cleanup|sync|report` over dozens of lines stays three).
+        let distinct = 1 + self.fillers.len() as u64;
+        // A constant at either end of the span shows in every filler: its ends must differ too.
+        let sparse = !self.open
+            && !self.grouped
+            && !self.crowded
+            && ends(&self.firsts)
+            && ends(&self.lasts)
+            && distinct >= DOMAIN_SHARED as u64
+            && self.lines < SPARSE_LINES * distinct;
+        self.two_fillers && (counted || domain || sparse)
     }
 
     /// Records a filler's content; returns whether the context just reached
@@ -242,24 +267,36 @@ fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64, u64, bool
 }
 
 /// Merges the templates (by their texts) that differ only inside one varying span.
-pub(super) fn merge(texts: &[&str]) -> Merged {
+pub(super) fn merge(texts: &[&str], lines: &[u64]) -> Merged {
     let mut of: Vec<u32> = Vec::with_capacity(texts.len());
     let mut current: Vec<Template> = Vec::new();
     let mut by_text: HashMap<Box<str>, u32> = HashMap::new();
-    for text in texts {
+    let mut lines0: Vec<u64> = Vec::new();
+    for (k, text) in texts.iter().enumerate() {
         let t = template(text);
         let joined: Box<str> = t.tokens.join(" ").into();
         let next = current.len() as u32;
         let id = *by_text.entry(joined).or_insert(next);
         if id == next {
             current.push(t);
+            lines0.push(0);
         }
+        lines0[id as usize] += lines.get(k).copied().unwrap_or(0);
         of.push(id);
     }
     // forward[i]: what template i became (itself while alive).
     let mut forward: Vec<u32> = (0..current.len() as u32).collect();
     let mut alive: Vec<u32> = forward.clone();
     for _ in 0..MAX_ROUNDS {
+        // The messages each template holds now, its own and those of the templates it took.
+        let mut weight = vec![0u64; current.len()];
+        for (k, &l) in lines0.iter().enumerate() {
+            let mut r = k as u32;
+            while forward[r as usize] != r {
+                r = forward[r as usize];
+            }
+            weight[r as usize] += l;
+        }
         let mut contexts: HashMap<u64, Context, FxBuild> = HashMap::default();
         contexts.reserve(alive.len() * MAX_SPAN);
         let mut data: Vec<(bool, bool)> = Vec::new();
@@ -276,6 +313,10 @@ pub(super) fn merge(texts: &[&str]) -> Merged {
             for_each_context(tpl, |i, j, key, filler, open| {
                 let c = contexts.entry(key).or_default();
                 c.open |= open;
+                c.lines += weight[t as usize];
+                c.grouped |= tpl.tokens[i..j]
+                    .iter()
+                    .any(|x| x.contains(['"', '\'', '(', ')', '[', ']', '{', '}']));
                 match c.filler {
                     None => {
                         c.filler = Some(filler);
@@ -715,6 +756,21 @@ mod tests {
         let t = templates(&lines);
         assert_eq!(t[0], "archive of <*> sealed in <*>");
         assert_eq!(t[1], t[0]);
+    }
+
+    #[test]
+    fn a_slot_whose_values_are_each_seen_once_is_a_parameter() {
+        // Four names of one to three words, one message each: too few to vary by count, but a
+        // constant that names an event repeats.
+        let lines: Vec<String> = ["Ada Moe", "Bo", "Cy Dee Ek", "Fen Gu"]
+            .iter()
+            .enumerate()
+            .map(|(k, n)| format!("refund {k} approved by {n} for order {k}"))
+            .collect();
+        let t = templates(&lines);
+        for x in &t {
+            assert_eq!(x, "refund <*> approved by <*> for order <*>");
+        }
     }
 
     #[test]
