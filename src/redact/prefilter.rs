@@ -124,6 +124,17 @@ impl Features {
             .any(|i| bytes.get(i + 1..i + 6).is_some_and(|w| w.iter().all(seg)))
     }
 
+    /// Whether `bytes` hold a `-` and 5 to 16 `[a-z0-9]` with a digit anywhere:
+    /// [`Features::pod_infix`] without its test of what follows (a stack cut may end the name
+    /// there: `ss-ss1sss0Stack trace:` becomes `ss-ss1sss0 <STACK>`, a fuzz find).
+    fn infix_heads(bytes: &[u8]) -> bool {
+        let seg = |b: &u8| BYTE_CLASS[usize::from(*b)] & B_SEG != 0;
+        memchr::memchr_iter(b'-', bytes).any(|i| {
+            let len = bytes[i + 1..].iter().take(16).take_while(|b| seg(b)).count();
+            len >= 5 && bytes[i + 1..i + 1 + len].iter().any(u8::is_ascii_digit)
+        })
+    }
+
     /// Every gate open.
     pub(crate) const OPEN: Features = Features {
         triggers: u128::MAX,
@@ -369,11 +380,12 @@ impl Prefilter {
 
     /// The features of `s`.
     ///
-    /// A `.xy` keyword and a pod suffix count only where a name can end after them, as the
-    /// rules they open test it; a placeholder put next to one leaves it as it was. But a stack
-    /// rule cuts the text before a trace and puts a space after it: `web-7d9f8c6b5-x2k4mTraceback
-    /// (…` becomes `web-7d9f8c6b5-x2k4m <STACK>`, whose pod name ends now. Only a message that
-    /// holds a stack rule's keywords can be cut, so there both count wherever they are.
+    /// A `.xy` keyword, a pod suffix and a pod infix count only where a name can end after
+    /// them, as the rules they open test it; a placeholder put next to one leaves it as it was.
+    /// But a stack rule cuts the text before a trace and puts a space after it:
+    /// `web-7d9f8c6b5-x2k4mTraceback (…` becomes `web-7d9f8c6b5-x2k4m <STACK>`, whose pod name
+    /// ends now. Only a message that holds a stack rule's keywords can be cut, so there all
+    /// three count wherever they are.
     pub(crate) fn scan(&self, s: &str) -> Features {
         let mut f = Features::bytes(s.as_bytes());
         let triggers = Prefilter::triggers_of(&self.tables, s);
@@ -381,6 +393,7 @@ impl Prefilter {
         f.triggers = triggers | self.dot_triggers(s, may_be_cut);
         if may_be_cut {
             f.pod_suffix |= Features::pod_heads(s.as_bytes());
+            f.pod_infix |= Features::infix_heads(s.as_bytes());
         }
         f
     }

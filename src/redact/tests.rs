@@ -966,6 +966,8 @@ fn a_name_that_a_stack_cut_ends_is_still_cut() {
             "web-7d9f8c6b5-x2k4mTraceback (most recent call last):",
             "<POD> <STACK>",
         ),
+        // A fuzz find: a workload's generated part that the cut ends (`pod.workload`).
+        ("x ss-ss1sss0Stack trace: y", "x <POD> <STACK>"),
     ] {
         check(input, want);
         let mut counts = RedactionCounts::default();
