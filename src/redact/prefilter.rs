@@ -130,7 +130,11 @@ impl Features {
     fn infix_heads(bytes: &[u8]) -> bool {
         let seg = |b: &u8| BYTE_CLASS[usize::from(*b)] & B_SEG != 0;
         memchr::memchr_iter(b'-', bytes).any(|i| {
-            let len = bytes[i + 1..].iter().take(16).take_while(|b| seg(b)).count();
+            let len = bytes[i + 1..]
+                .iter()
+                .take(16)
+                .take_while(|b| seg(b))
+                .count();
             len >= 5 && bytes[i + 1..i + 1 + len].iter().any(u8::is_ascii_digit)
         })
     }
