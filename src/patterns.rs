@@ -1054,6 +1054,16 @@ fn bucket_hash(len: usize, key: &str) -> u64 {
     h.finish()
 }
 
+/// The template each of `lines` joins, mined in order: how the submodules' tests read a miner.
+#[cfg(test)]
+fn templates_of<S: AsRef<str>>(lines: &[S]) -> Vec<String> {
+    let mut miner = TemplateMiner::new();
+    let ids: Vec<_> = lines.iter().map(|l| miner.insert(l.as_ref())).collect();
+    ids.iter()
+        .map(|&id| miner.template(id).to_string())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

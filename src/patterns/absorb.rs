@@ -217,15 +217,7 @@ fn instance(g: &[&str], s: &[&str], mixed: bool) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::TemplateMiner;
-
-    fn templates(lines: &[String]) -> Vec<String> {
-        let mut miner = TemplateMiner::new();
-        let ids: Vec<_> = lines.iter().map(|l| miner.insert(l)).collect();
-        ids.iter()
-            .map(|&id| miner.template(id).to_string())
-            .collect()
-    }
+    use super::super::templates_of as templates;
 
     #[test]
     fn a_rare_line_of_a_two_parameter_event_joins_its_general_template() {

@@ -521,15 +521,7 @@ fn group_end(tokens: &[Box<str>], i: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::TemplateMiner;
-
-    fn templates(lines: &[&str]) -> Vec<String> {
-        let mut miner = TemplateMiner::new();
-        let ids: Vec<_> = lines.iter().map(|l| miner.insert(l)).collect();
-        ids.iter()
-            .map(|&id| miner.template(id).to_string())
-            .collect()
-    }
+    use super::super::templates_of as templates;
 
     #[test]
     fn a_list_and_a_path_of_varying_length_fold_into_one_event() {

@@ -550,15 +550,7 @@ fn is_span_data(token: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::TemplateMiner;
-
-    fn templates(lines: &[String]) -> Vec<String> {
-        let mut miner = TemplateMiner::new();
-        let ids: Vec<_> = lines.iter().map(|l| miner.insert(l)).collect();
-        ids.iter()
-            .map(|&id| miner.template(id).to_string())
-            .collect()
-    }
+    use super::super::templates_of as templates;
 
     #[test]
     fn a_word_set_that_fills_one_slot_in_two_events_is_a_parameter() {
