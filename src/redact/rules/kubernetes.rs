@@ -13,6 +13,7 @@ use super::super::rule::{Rule, always, ex};
 use super::super::text::{
     Edit, POD, byte_at, byte_before, is_word_byte, placeholder_after, placeholder_before,
 };
+use super::replace_groups;
 use crate::matcher::Matcher;
 
 static POD_SHAPE_RE: LazyLock<Matcher> = LazyLock::new(|| {
@@ -521,17 +522,10 @@ pub(crate) static CONTAINER_ROW: Rule = Rule {
     description: "The container id that opens a row of `docker ps` or `crictl ps`: 12 or 13 hex digits, then an image.",
     keywords: &[],
     gate: |f| f.digit && f.wide_gap,
+    // Twelve hex digits that are all digits are a number, not an id.
     pass: |s, hits| {
-        let mut e = Edit::new(s);
-        for caps in CONTAINER_ROW_RE.captures_iter(s) {
-            if let Some(v) = caps.get(1)
-                && v.as_str().bytes().any(|b| b.is_ascii_alphabetic())
-                && e.replace(v.start(), v.end(), POD)
-            {
-                *hits += 1;
-            }
-        }
-        e.finish()
+        let number = |v: &str| v.bytes().all(|b| b.is_ascii_digit());
+        replace_groups(&CONTAINER_ROW_RE, s, POD, number, hits)
     },
     matchers: &[&CONTAINER_ROW_RE],
     examples: &[

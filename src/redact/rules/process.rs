@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 use super::super::RedactionClass;
 use super::super::rule::{Rule, ex};
 use super::super::text::{Edit, PID, byte_at, byte_before, is_word_byte};
+use super::replace_groups;
 use crate::matcher::Matcher;
 
 static PID_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
@@ -334,22 +335,7 @@ static LOGCAT_RE: LazyLock<Matcher> = LazyLock::new(|| {
 });
 
 fn pass_logcat(s: &str, hits: &mut u32) -> Option<String> {
-    pass_groups(&LOGCAT_RE, s, hits)
-}
-
-/// Replaces every group of every match of `re` (each a process id) with `<PID>`.
-fn pass_groups(re: &Matcher, s: &str, hits: &mut u32) -> Option<String> {
-    let mut e = Edit::new(s);
-    for caps in re.captures_iter(s) {
-        for g in 1..caps.group_count() {
-            if let Some(m) = caps.get(g)
-                && e.replace(m.start(), m.end(), PID)
-            {
-                *hits += 1;
-            }
-        }
-    }
-    e.finish()
+    replace_groups(&LOGCAT_RE, s, PID, |_| false, hits)
 }
 
 pub(crate) static PID_LOGCAT: Rule = Rule {
@@ -759,18 +745,8 @@ pub(crate) static PID_PROCESS_ROW: Rule = Rule {
     description: "A process table's row known by its columns' shapes with no header above it (ps aux, ps -ef, top, lsof, tasklist).",
     keywords: &[],
     gate: |f| f.digit && f.wide_gap,
-    pass: |s, hits| {
-        let mut e = Edit::new(s);
-        for caps in PROCESS_ROW_RE.captures_iter(s) {
-            for m in (1..=9).filter_map(|g| caps.get(g)) {
-                // PID 1 is init on every machine: it tells nothing.
-                if m.as_str() != "1" && e.replace(m.start(), m.end(), PID) {
-                    *hits += 1;
-                }
-            }
-        }
-        e.finish()
-    },
+    // PID 1 is init on every machine: it tells nothing.
+    pass: |s, hits| replace_groups(&PROCESS_ROW_RE, s, PID, |id| id == "1", hits),
     matchers: &[&PROCESS_ROW_RE],
     examples: &[
         ex(
