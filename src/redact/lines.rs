@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 
 use super::rules::credentials::is_secret_key;
 use super::rules::tokens::PEM_BLOCK;
-use super::rules::{process, stack};
+use super::rules::{stack, tables};
 use super::text::{STACK, TOKEN};
 use super::{CATALOGUE, Gate, Mark, RedactionCounts, Redactor, labelled_class, redact_with};
 
@@ -30,10 +30,21 @@ use super::{CATALOGUE, Gate, Mark, RedactionCounts, Redactor, labelled_class, re
 static PEM_BEGIN: LazyLock<memchr::memmem::Finder<'static>> =
     LazyLock::new(|| memchr::memmem::Finder::new("-----BEGIN "));
 
-/// What every table header with an id column holds (`PID`, `TID`, `PPID`, `SPID`, `PGID`, or
-/// `Id` beside `Command`), searched once per line before the header is read.
+/// What every table header with a column `tables` reads holds (`PID`, `TID`, `PPID`, `SPID`,
+/// `PGID`, `Id` beside `Command`, `LWP`, `CONTAINER`, `POD`, `NAMES`, `NODE`, `HOST`), searched
+/// once per line before the header is read.
 static HEADER_WORDS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
-    aho_corasick::AhoCorasick::new(["ID", "Id ", "LWP"]).expect("constant patterns")
+    aho_corasick::AhoCorasick::new([
+        "ID",
+        "Id ",
+        "LWP",
+        "CONTAINER",
+        "POD",
+        "NAMES",
+        "NODE",
+        "HOST",
+    ])
+    .expect("constant patterns")
 });
 
 /// An SMTP server's `334` prompt for the password, base64 for `Password:`.
@@ -113,7 +124,7 @@ fn open_after(before: Open, line: &str) -> Open {
     }
     if t.len() <= MAX_PREFIX
         && HEADER_WORDS.find(t.as_bytes()).is_some()
-        && !process::pid_columns(t).is_empty()
+        && !tables::header_columns(t).is_empty()
     {
         return Open::Table(t.to_owned());
     }

@@ -77,7 +77,7 @@ pub use user::{
 };
 
 use prefilter::Prefilter;
-use rules::{credentials, kubernetes, network, process, sql, stack, tokens};
+use rules::{credentials, kubernetes, network, process, sql, stack, tables, tokens};
 
 /// The kind of sensitive value a placeholder replaced; one counter each in the control view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -230,7 +230,7 @@ impl RedactionCounts {
 
 /// Every rule, in the order a round runs them. The order is part of each rule's contract: a
 /// rule goes after the rules whose replacements could change what it matches.
-static CATALOGUE: [&Rule; 85] = [
+static CATALOGUE: [&Rule; 87] = [
     // Multi-line blocks first, before any line-oriented rule sees their body.
     &tokens::PEM_BLOCK,
     &stack::NODE,
@@ -243,6 +243,9 @@ static CATALOGUE: [&Rule; 85] = [
     &stack::RUBY,
     &stack::FRAME,
     &stack::LOCATION,
+    // Tables before any rule that changes a row's length and moves its cells off their columns.
+    &tables::POD_TABLE,
+    &tables::HOST_TABLE,
     // Secret values go before SQL: a value may hold a quote, a backtick, a backslash or a SQL
     // verb that the SQL scanner pairs or starts a statement at.
     &credentials::XML,
@@ -328,7 +331,7 @@ static CATALOGUE: [&Rule; 85] = [
     &process::PID_PROCESS_ROW,
     &process::PID_TOOL_ARGS,
     &process::PID_KEY,
-    &process::PID_TABLE,
+    &tables::PID_TABLE,
 ];
 
 /// The redaction catalogue, in the order the rules run.

@@ -178,6 +178,15 @@ pub(crate) fn byte_before(s: &str, i: usize) -> Option<u8> {
     i.checked_sub(1).and_then(|j| byte_at(s, j))
 }
 
+/// Whether the byte at `i` is the letter of a line-break or tab escape (`n` of `\n`, `t` of
+/// `\t`): an escaped message read as it stands glues that letter to the word after it
+/// (`\nCommit:`, `\tghcr.io`), and a rule that judges the word by its letters must skip it.
+pub(crate) fn escaped_letter(s: &str, i: usize) -> bool {
+    let b = s.as_bytes();
+    matches!(b.get(i), Some(b'n' | b't' | b'r'))
+        && b[..i].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1
+}
+
 pub(crate) fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }

@@ -7,6 +7,7 @@ pub(crate) mod network;
 pub(crate) mod process;
 pub(crate) mod sql;
 pub(crate) mod stack;
+pub(crate) mod tables;
 pub(crate) mod tokens;
 
 use super::text::Edit;

@@ -13,8 +13,8 @@ use std::sync::LazyLock;
 use super::super::RedactionClass;
 use super::super::rule::{Rule, always, ex};
 use super::super::text::{
-    EMAIL, Edit, HOST, IP, apply_spans, byte_at, byte_before, ends_with_ci, is_word_byte,
-    next_char, placeholder_after, placeholder_before,
+    EMAIL, Edit, HOST, IP, apply_spans, byte_at, byte_before, ends_with_ci, escaped_letter,
+    is_word_byte, next_char, placeholder_after, placeholder_before,
 };
 use crate::matcher::Matcher;
 
@@ -76,7 +76,9 @@ fn host_apart(s: &str, start: usize, end: usize) -> bool {
         }
         _ => !placeholder_after(s, end),
     };
-    before_ok && after_ok && !is_public_host(&s[start..end]) && !is_package_name(&s[start..end])
+    // In escaped text (`…\tghcr.io/app`) the name starts after the escape's letter.
+    let name = &s[start + usize::from(escaped_letter(s, start))..end];
+    before_ok && after_ok && !is_public_host(name) && !is_package_name(name)
 }
 
 /// Domains whose names one label deep are a public vendor's own services, never a customer's
@@ -219,7 +221,7 @@ static HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // ASCII only (`-u`): host names are ASCII, and Unicode case folding would add `ſ`, `K`.
         r"(?i-u)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.",
-        r"(?:solutions|localdomain|internal|intranet|website|systems|digital|consul|online|agency|studio|cloud|intra|local|store|space|arpa|corp|home|info|tech|farm|shop|site|zone|asia|app|biz|com|dev|edu|gov|int|lan|mil|net|org|svc|top|xyz|ai|cn|co|de|eu|hk|io|jp|ru|sg|tw|uk)",
+        r"(?:solutions|localdomain|internal|intranet|intern|website|systems|digital|consul|online|agency|studio|cloud|intra|local|store|space|arpa|corp|home|info|tech|farm|shop|site|zone|asia|app|biz|com|dev|edu|gov|int|lan|mil|net|org|svc|top|xyz|ai|cn|co|de|eu|hk|io|jp|ru|sg|tw|uk)",
     ))
     .expect("constant regex")
 });
@@ -264,6 +266,7 @@ pub(crate) static FQDN: Rule = Rule {
         ".info",
         ".int",
         ".internal",
+        ".intern",
         ".intra",
         ".intranet",
         ".io",
@@ -296,6 +299,10 @@ pub(crate) static FQDN: Rule = Rule {
             "GET https://<HOST>/v1/charge 502",
         ),
         ex("resolve redis.cache.svc.cluster.local", "resolve <HOST>"),
+        ex(
+            "bind to wls-ms2.erp.werk.intern failed",
+            "bind to <HOST> failed",
+        ),
         ex(
             "push to registry.example.io/app:1 done",
             "push to <HOST>/app:1 done",
@@ -422,8 +429,8 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // An Azure storage connection string's AccountName is its host's first label.
         // A key may spell its `name` out (`Workstation Name:`, `computer name :`).
-        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn|data source|relay)(?:[ _.]name)?)["']?[ \t]*[=:][ \t]*["']?"#,
-        r"([A-Za-z0-9][A-Za-z0-9_.\-]*)",
+        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn|data source|relay)(?:[ _.]?name)?)["']?[ \t]*[=:][ \t]*["']?"#,
+        r"(?:[A-Za-z][A-Za-z0-9_\-]*\\)?([A-Za-z0-9][A-Za-z0-9_.\-]*)",
         // A row of `kubectl get nodes`: the name, then its status and roles.
         r"|(?m:^)([a-z0-9][a-z0-9.\-]*[a-z0-9])[ \t]+(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?[ \t]+(?:<none>|[a-z][a-z0-9,\-/.]*)[ \t]+[0-9]+[smhdy]",
         // The same keys as XML elements: `<hostname>fw01</hostname>`.
@@ -433,6 +440,8 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
         // SMTP's greeting names the client: `EHLO ci-runner-12`.
         r"|(?-u:\b)(?i-u:host|hostname|server|node|machine|computer|workstation|ehlo|helo|lhlo)[ \t]+",
         r"([A-Za-z][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)*)(?:[ \t,;:)\]]|\z)",
+        // A machine account: `CORP\WS-0442$`.
+        r"|(?-u:\b)[A-Za-z][A-Za-z0-9_\-]*\\([A-Za-z0-9][A-Za-z0-9\-]{1,14})\$",
     ))
     .expect("constant regex")
 });
@@ -440,7 +449,7 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_host_key(s: &str, hits: &mut u32) -> Option<String> {
     let mut spans = Vec::new();
     for caps in HOST_KEY_RE.captures_iter(s) {
-        let (Some(whole), Some(v)) = (caps.get(0), (1..=4).find_map(|g| caps.get(g))) else {
+        let (Some(whole), Some(v)) = (caps.get(0), (1..=5).find_map(|g| caps.get(g))) else {
             continue;
         };
         let val = v.as_str().trim_end_matches('.');
@@ -517,6 +526,14 @@ pub(crate) static HOST_KEY: Rule = Rule {
             "Workstation Name:\t<HOST> Source Port: 51544",
         ),
         ex(
+            "t:applicationName=1CV8C,t:computerName=ACC-PC-112,Usr=x",
+            "t:applicationName=1CV8C,t:computerName=<HOST>,Usr=x",
+        ),
+        ex(
+            "MachineName          : CORP\\VDA-0217 and requester CORP\\LT-0442$",
+            "MachineName          : CORP\\<HOST> and requester CORP\\<HOST>$",
+        ),
+        ex(
             "<system><hostname>edge-fw02</hostname></system>",
             "<system><hostname><HOST></hostname></system>",
         ),
@@ -546,13 +563,22 @@ static CLOUD_NODE_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_cloud_node(s: &str, hits: &mut u32) -> Option<String> {
     let spans = CLOUD_NODE_RE
         .find_iter(s)
-        .filter(|m| {
-            !byte_before(s, m.start()).is_some_and(|b| is_word_byte(b) || b == b'-')
-                && !placeholder_before(s, m.start())
+        .filter_map(|m| {
+            let mut start = m.start();
+            // A name that ends in an instance's id names that instance: a CI agent's
+            // `bk-agent-linux-large-i-05ff5e6fedae45fcd`, taken whole.
+            if m.as_str().len() == 19 && m.as_str().starts_with("i-") {
+                let b = s.as_bytes();
+                while start > 0 && (b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'-') {
+                    start -= 1;
+                }
+            }
+            let apart = !byte_before(s, start).is_some_and(|b| is_word_byte(b) || b == b'-')
+                && !placeholder_before(s, start)
                 && !byte_at(s, m.end()).is_some_and(|b| is_word_byte(b) || b == b'-')
-                && !placeholder_after(s, m.end())
+                && !placeholder_after(s, m.end());
+            apart.then_some((start, m.end()))
         })
-        .map(|m| (m.start(), m.end()))
         .collect();
     apply_spans(s, spans, HOST, hits)
 }
@@ -576,6 +602,10 @@ pub(crate) static CLOUD_NODE: Rule = Rule {
             "evicted from <HOST>",
         ),
         ex("aks-nodepool1-12345678-vmss000003 Ready", "<HOST> Ready"),
+        ex(
+            "agent ci-linux-large-i-05ff5e6fedae45fcd connected",
+            "agent <HOST> connected",
+        ),
         ex(
             "Instance i-0c8e1f2a3b4d5e6f7 is unhealthy",
             "Instance <HOST> is unhealthy",
@@ -936,10 +966,15 @@ static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?m:^)\[[A-Za-z_][A-Za-z0-9_.\-]*@([A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9])(?:[ \t][^\]\r\n]*)?\][ \t]*[>#$%]",
         r"|(?m:^)[a-z_][a-z0-9_\-]*@([A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9])[>#%][ \t]",
         // A login on a machine with no domain, as ssh and scp take it: `deploy@bastion2:/tmp`.
-        r"|(?-u:\b)[a-z_][a-z0-9_\-]*@([A-Za-z][A-Za-z0-9\-]*[0-9][A-Za-z0-9\-]*)(?:[:/ \t\r\n]|\z)",
+        r"|(?-u:\b)[a-z_][a-z0-9_\-]*@([A-Za-z][A-Za-z0-9\-]*[0-9][A-Za-z0-9\-]*)(?:[:/> \t\r\n]|\z)",
         // Ansible's host in a task result and in the recap: `ok: [web-03]`, `web-03 : ok=12`.
         r"|(?m:^)(?:ok|changed|fatal|failed|skipping|unreachable|included|rescued|ignored): \[([A-Za-z0-9][A-Za-z0-9_.\-]*)\]",
         r"|(?m:^)([A-Za-z0-9][A-Za-z0-9_.\-]*)[ \t]+:[ \t]+ok=[0-9]+[ \t]+changed=",
+        // A DHCP client's name after its MAC address (ISC's `from 3c:52:82:1a:9f:00 (ws-12)
+        // via`, dnsmasq's and RouterOS's name ending the line).
+        r"|(?i-u:[0-9a-f]{2}(?::[0-9a-f]{2}){5})[ \t]+\(?([A-Za-z][A-Za-z0-9\-]{1,62})\)?(?:[ \t]+via|[ \t]*(?m:$))",
+        // A name in DNS's wire form, as Windows' DNS debug log prints it: `(6)db-03(4)corp(0)`.
+        r"|\([0-9]{1,2}\)([A-Za-z0-9\-]+(?:\([0-9]{1,2}\)[A-Za-z0-9\-]+)+)\(0\)",
     ))
     .expect("constant regex")
 });
@@ -947,7 +982,7 @@ static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_host_place(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in HOST_PLACE_RE.captures_iter(s) {
-        let Some(h) = (1..=7).find_map(|g| caps.get(g)) else {
+        let Some(h) = (1..=9).find_map(|g| caps.get(g)) else {
             continue;
         };
         let name = h.as_str();
@@ -992,6 +1027,8 @@ pub(crate) static HOST_PLACE: Rule = Rule {
     keywords: &[
         "://",
         "@",
+        "dhcp",
+        "(0)",
         "ok: [",
         "changed: [",
         "fatal: [",
@@ -1027,6 +1064,22 @@ pub(crate) static HOST_PLACE: Rule = Rule {
         ex(
             "fatal: [db-replica-2]: UNREACHABLE! => {\"changed\": false}",
             "fatal: [<HOST>]: UNREACHABLE! => {\"changed\": false}",
+        ),
+        ex(
+            "Subject: Cron <root@mon03> /usr/local/bin/poll.sh",
+            "Subject: Cron <root@<HOST>> /usr/local/bin/poll.sh",
+        ),
+        ex(
+            "dhcpd[812]: DHCPACK on 10.4.0.17 to 3c:52:82:1a:9f:00 (lab-printer) via eth1",
+            "dhcpd[<PID>]: DHCPACK on <IP> to 3c:52:82:1a:9f:00 (<HOST>) via eth1",
+        ),
+        ex(
+            "dnsmasq-dhcp[611]: DHCPACK(br-lan) 10.0.0.9 a4:c1:38:2f:11:90 garage-sensor",
+            "dnsmasq-dhcp[<PID>]: DHCPACK(br-lan) <IP> a4:c1:38:2f:11:90 <HOST>",
+        ),
+        ex(
+            "UDP Rcv 10.1.2.3 9b3f Q [0001 D NOERROR] A (6)fin-db(4)corp(5)local(0)",
+            "UDP Rcv <IP> 9b3f Q [0001 D NOERROR] A (6)<HOST>(0)",
         ),
     ],
     negatives: &[

@@ -398,6 +398,35 @@ static HEADER_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|\[pid [0-9]+:tid ([0-9]{1,20})\]",
         r"|(?:─|┬|├|└|(?m:^)[ \t]*)\{?[A-Za-z][A-Za-z0-9_.:\-]*\}?\(([0-9]{1,10})\)(?:─|┬|$)",
         r"|(?:├─|└─)([0-9]{1,10})[ \t]+[/A-Za-z]",
+        // PostgreSQL's `%m [%p] ` prefix before a severity in any language (`MSK [33643]
+        // ВАЖНО:`, `CET [8812] ERREUR:`); a level and the id bracketed side by side
+        // (`[INFO][1943]`, `[1943][INFO]`).
+        r"|[0-9]:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?[ \t]+[A-Z]{3,5}[ \t]+\[([0-9]{2,10})\][ \t]+[^ \t\r\n:\[\]]{2,40}:",
+        r"|\[(?i:trace|debug|info|notice|warn|warning|error|fatal|crit|critical)\]\[([0-9]{2,10})\]",
+        r"|\[([0-9]{2,10})\]\[(?i:trace|debug|info|notice|warn|warning|error|fatal|crit|critical)\]",
+        // RFC 5424's PROCID, after its priority, version, timestamp, host and app name:
+        // `<134>1 2024-12-04T20:33:12Z fw01 sshd 43808 ID47 […]`.
+        r"|(?m:^)<[0-9]{1,3}>1 [^ \t\r\n]+ [^ \t\r\n]+ [^ \t\r\n]+ ([0-9]{1,10}) ",
+        // GLib's `(gedit:39855): Gtk-WARNING **:`; pino-pretty's `(api/21453 on host-7)`.
+        r"|(?m:^)\([A-Za-z][A-Za-z0-9_.\-]*:([0-9]{2,10})\):[ \t]",
+        r"|\([A-Za-z0-9_.@\-]+/([0-9]{1,10}) on [^ \t\r\n()]+\)",
+        // Django's verbose formatter: `%(levelname)s %(asctime)s %(module)s %(process)d
+        // %(thread)d`.
+        r"|(?m:^)(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}[.,][0-9]{3} [A-Za-z_][A-Za-z0-9_]* ([0-9]{1,10}) ([0-9]{5,20}) ",
+        // A thread id in hex after the time: WebSphere's `CEST] 000001a3 SystemErr`, Ceph's
+        // `+0000 7f3b2c1fe640 -1 osd.14`; Veeam's `] <67> Info`; SQL Server's `.18 spid63`;
+        // a bracketed tag and id (`[LOGON] [2316]`, netlogon).
+        r"|[0-9]:[0-9]{2}:[0-9]{2}:[0-9]{3} [A-Z]{2,5}\] ([0-9a-f]{8}) ",
+        r"|[0-9]:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})? ([0-9a-f]{12,16}) +-?[0-9]{1,2} ",
+        r"|[0-9]:[0-9]{2}:[0-9]{2}\] <([0-9]{1,6})> ",
+        r"|[0-9]:[0-9]{2}:[0-9]{2}\.[0-9]{2} spid([0-9]{1,6})s?[ \t]",
+        r"|\[[A-Z]{3,12}\] \[([0-9]{2,10})\] ",
+        // MySQL's slow log: `# User@Host: app[app] @ db [10.0.0.5]  Id: 4471`.
+        r"|# User@Host: [^\r\n]* Id: +([0-9]{1,10})",
+        // The kernel's OOM task dump: `[ 1832.11] [    846]     0   846    12288 …`, pid and tgid.
+        r"|(?m:^)\[[ \t]*[0-9]+\.[0-9]+\] \[[ \t]*([0-9]{1,10})\][ \t]+[0-9]+[ \t]+([0-9]{1,10})[ \t]+[0-9]+",
+        // A pid and a hex thread id before a date (Commvault's `4412  1a2c  03/14 22:14:11`).
+        r"|(?m:^)([0-9]{2,10})[ \t]+([0-9a-f]{2,8})[ \t]+[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} ",
     ))
     .expect("constant regex")
 });
@@ -409,8 +438,10 @@ fn pass_header(s: &str, hits: &mut u32) -> Option<String> {
             let Some(m) = caps.get(g) else {
                 continue;
             };
-            // `[Sat May 11 11:25:01.118822 2024]`: a year after the time, not an id.
+            // `[Sat May 11 11:25:01.118822 2024]`: a year after the time, not an id; a
+            // bracketed `[2062]` is one.
             let year = m.as_str().len() == 4
+                && !byte_before(s, m.start()).is_some_and(|b| matches!(b, b'[' | b'(' | b'#'))
                 && m.as_str()
                     .parse::<u32>()
                     .is_ok_and(|y| (1970..=2100).contains(&y));
@@ -488,6 +519,62 @@ pub(crate) static PID_HEADER: Rule = Rule {
             "2026-11-29T09:58:01.118221Z 88 [Note] Aborted connection",
             "2026-11-29T09:58:01.118221Z <PID> [Note] Aborted connection",
         ),
+        ex(
+            "2026-11-29 09:58:01.442 CET [2041] ERREUR:  la relation « x » n'existe pas",
+            "2026-11-29 09:58:01.442 CET [<PID>] ERREUR:  la relation « x » n'existe pas",
+        ),
+        ex(
+            "2026-11-29 09:58:01.442 [WARN][7712] routes.go 88: stale route",
+            "2026-11-29 09:58:01.442 [WARN][<PID>] routes.go 88: stale route",
+        ),
+        ex(
+            "<30>1 2026-11-29T09:58:01Z edge7 nginx 55120 - - upstream timed out",
+            "<30>1 2026-11-29T09:58:01Z <HOST> nginx <PID> - - upstream timed out",
+        ),
+        ex(
+            "(nautilus:41822): GLib-CRITICAL **: 09:58:01.442: g_source_remove failed",
+            "(nautilus:<PID>): GLib-CRITICAL **: 09:58:01.442: g_source_remove failed",
+        ),
+        ex(
+            "[09:58:01.442] WARN (billing/3318 on ip-10-0-3-7): retry scheduled",
+            "[09:58:01.442] WARN (billing/<PID> on <HOST>): retry scheduled",
+        ),
+        ex(
+            "WARNING 2026-11-29 09:58:01,442 views 7781 139872204519168 slow request",
+            "WARNING 2026-11-29 09:58:01,442 views <PID> <PID> slow request",
+        ),
+        ex(
+            "[11/29/26 09:58:01:442 CET] 0000004e SystemOut     O payment posted",
+            "[11/29/26 09:58:01:442 CET] <PID> SystemOut     O payment posted",
+        ),
+        ex(
+            "2026-11-29T09:58:01.442+0000 7f2a1c3fe640  0 osd.3 812 tick",
+            "2026-11-29T09:58:01.442+0000 <PID>  0 osd.3 812 tick",
+        ),
+        ex(
+            "[29.11.2026 09:58:01] <42> Info     [JobSession] started",
+            "[29.11.2026 09:58:01] <<PID>> Info     [JobSession] started",
+        ),
+        ex(
+            "2026-11-29 09:58:01.44 spid58      Starting up database 'erp'.",
+            "2026-11-29 09:58:01.44 spid<PID>      Starting up database 'erp'.",
+        ),
+        ex(
+            "11/29 09:58:01 [SESSION] [4120] CORP: NetrLogonSamLogon",
+            "11/29 09:58:01 [SESSION] [<PID>] CORP: NetrLogonSamLogon",
+        ),
+        ex(
+            "# User@Host: shop[shop] @ localhost []  Id:  9127",
+            "# User@Host: shop[shop] @ localhost []  Id:  <PID>",
+        ),
+        ex(
+            "[1832291.114400] [   4407]   101  4407     2531     98    53248        0             0 dnsmasq",
+            "[1832291.114400] [   <PID>]   101  <PID>     2531     98    53248        0             0 dnsmasq",
+        ),
+        ex(
+            "5120  2b7c  11/29 09:58:01 88412 JobSvr phase failed",
+            "<PID>  <PID>  11/29 09:58:01 88412 JobSvr phase failed",
+        ),
     ],
     negatives: &[
         "at 10:00:05 12 errors were logged",
@@ -496,6 +583,8 @@ pub(crate) static PID_HEADER: Rule = Rule {
         "took 10:00:05 1 step",
         "09:12:00.412 [main] INFO started",
         "[Sat May 11 11:25:01.118822 2026] [core:error] boom",
+        "(docs/2024 on wiki) renamed",
+        "[INFO][main] started 4 workers",
     ],
 };
 
@@ -637,12 +726,18 @@ pub(crate) static PID_HOST: Rule = Rule {
 static PID_PAIRED_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?-u:\b)(?:[Tt]hread|THREAD|ThreadId|[Tt]hread[Ii]d|[Ww]orker|[Pp]rocess|[Cc]hild|LWP)[ \t]?\([ \t]*",
-        r"(0x[0-9A-Fa-f]{1,16}|\$[0-9A-Fa-f]{1,16}|[0-9]{1,10})[ \t]*\)",
+        r"(0x[0-9A-Fa-f]{1,16}|\$[0-9A-Fa-f]{1,16}|[0-9]{1,10}(?:\.[0-9]{1,6})?)[ \t]*\)",
         r"|\[[A-Za-z][A-Za-z0-9_\-]*(?:Process|Thread|Worker|Executor)[A-Za-z0-9_\-]*:([0-9]{2,20})\]",
         r"|(?-u:\b)(?i-u:pids|pgid|pgrp|tids)[ \t]*[:=][ \t]*([0-9]{2,10}(?:(?:[ \t]*,[ \t]*|[ \t]+)[0-9]{2,10})*)",
         // A `/proc/N/` path, and the kernel's hung task (`task java:1234 blocked for …`).
         r"|/proc/([0-9]{2,7})/",
         r"|(?-u:\b)task [^ \t\r\n]+:([0-9]{2,7}) blocked for more than",
+        // gdb's `Thread 3 (Thread 0x7f3a… (LWP 4242))`, a server's `process ID is 412`, an
+        // ESXi world's `cpu12:2097681)`, an Oracle trace file's `ORCL_ora_18822.trc`.
+        r"|(?-u:\b)Thread (0x[0-9A-Fa-f]{6,16}) \(LWP",
+        r"|(?-u:\b)(?i:process id) is ([0-9]{2,10})",
+        r"|(?-u:\b)cpu[0-9]{1,4}:([0-9]{2,10})\)",
+        r"|_ora_([0-9]{2,10})\.tr[cm](?-u:\b)",
     ))
     .expect("constant regex")
 });
@@ -650,7 +745,7 @@ static PID_PAIRED_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_paired(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in PID_PAIRED_RE.captures_iter(s) {
-        let Some(m) = (1..=5).find_map(|g| caps.get(g)) else {
+        let Some(m) = (1..caps.group_count()).find_map(|g| caps.get(g)) else {
             continue;
         };
         // `worker(3)` with one digit is a count or an index, and PID 1 is init.
@@ -685,6 +780,8 @@ pub(crate) static PID_PAIRED: Rule = Rule {
         "tids",
         "/proc/",
         "blocked for more than",
+        "cpu",
+        "_ora_",
     ],
     gate: |f| f.digit,
     pass: pass_paired,
@@ -701,6 +798,18 @@ pub(crate) static PID_PAIRED: Rule = Rule {
         ex(
             "[NOTICE] New worker (40112) forked",
             "[NOTICE] New worker (<PID>) forked",
+        ),
+        ex(
+            "Thread 2 (Thread 0x7f1c2a3fe640 (LWP 5521)) and Process(7120.4) User(mqm)",
+            "Thread 2 (Thread <PID> (LWP <PID>)) and Process(<PID>) User(mqm)",
+        ),
+        ex(
+            "Server process ID is 6120. cpu7:2099417)ScsiDeviceIO: failed",
+            "Server process ID is <PID>. cpu7:<PID>)ScsiDeviceIO: failed",
+        ),
+        ex(
+            "Errors in file /u01/diag/rdbms/fin/FIN1/trace/FIN1_ora_40211.trc:",
+            "Errors in file /u01/diag/rdbms/fin/FIN1/trace/FIN1_ora_<PID>.trc:",
         ),
         ex(
             "12:00:01 [SpawnProcess-2:55120] [Dummy-4:140011223344] job ok",
@@ -840,8 +949,8 @@ pub(crate) static PID_TOOL_ARGS: Rule = Rule {
 /// what tells.
 static KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
-        r#"(?i-u:[A-Za-z_]*(?:pid|tid|lwp|nid|process[_ ]?id|thread[_ ]?id))["']?[ \t]*(?:[:=]|：)[ \t]*["']?"#,
-        r"(0x[0-9A-Fa-f]{1,16}|[0-9]{1,10}|[a-z0-9]{3,8})(?-u:\b)",
+        r#"(?i-u:[A-Za-z_]*(?:pid|tid|lwp|nid|eduid|osthread|process[_ ]?id|thread[_ ]?id|prozess-?id|进程 ?id))["']?[ \t]*(?:[:=]|：)[ \t]*["']?"#,
+        r"(0x[0-9A-Fa-f]{1,16}|[0-9]{1,20}|[0-9A-F]{4,16}|[a-z0-9]{3,8})(?-u:\b)",
     ))
     .expect("constant regex")
 });
@@ -859,17 +968,38 @@ fn pass_key(s: &str, hits: &mut u32) -> Option<String> {
             s[all.start()..v.start()].trim_end_matches([':', '=', '"', '\'', ' ', '\t', '：']);
         let lower = key.to_ascii_lowercase();
         let last = lower.rsplit(['_', '-', '.', ' ']).next().unwrap_or(&lower);
+        // A camel-case key's last word: Android's `sysTid=`, 1C's `OSThread=`.
+        let camel = key
+            .rfind(|c: char| c.is_ascii_uppercase())
+            .filter(|&i| i > 0)
+            .map(|i| key[i..].to_ascii_lowercase());
+        let last = match camel.as_deref() {
+            Some("tid") => "tid",
+            _ if lower.ends_with("osthread") => "tid",
+            _ => last,
+        };
         let value = v.as_str();
-        let numeric = value.bytes().all(|b| b.is_ascii_digit()) || value.starts_with("0x");
+        let numeric = (value.bytes().all(|b| b.is_ascii_digit()) && value.len() <= 10)
+            || value.starts_with("0x")
+            // AIX's `PID: 2040E05A`: upper-case hex with a digit and a letter.
+            || (value.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_lowercase())
+                && value.bytes().any(|b| b.is_ascii_digit())
+                && value.bytes().any(|b| b.is_ascii_alphabetic()));
+        // A thread id of glibc is a pointer in decimal (`TID : 140212442998528`).
+        let long_tid = value.len() > 10 && value.bytes().all(|b| b.is_ascii_digit());
         let ok = match last {
-            "pid" | "ppid" | "spid" | "mpid" | "pgid" | "lwp" | "processid" | "threadid" => numeric,
+            "pid" | "ppid" | "spid" | "mpid" | "pgid" | "lwp" | "processid" | "threadid"
+            | "eduid" => numeric,
             "id" => {
                 lower.ends_with("process id")
+                    || lower.ends_with("prozess-id")
+                    || lower.ends_with("进程 id")
+                    || lower.ends_with("进程id")
                     || lower.ends_with("thread id")
                     || lower.ends_with("process_id")
                     || lower.ends_with("thread_id")
             }
-            "tid" => numeric || value.bytes().any(|b| b.is_ascii_digit()),
+            "tid" => numeric || long_tid || value.bytes().any(|b| b.is_ascii_digit()),
             "nid" => value.starts_with("0x"),
             _ => false,
         } && (numeric || last == "tid");
@@ -885,7 +1015,9 @@ pub(crate) static PID_KEY: Rule = Rule {
     class: RedactionClass::Pid,
     placeholder: PID,
     description: "A process or thread id after a key whose last word names one, in any syntax: `\"_PID\":\"20441\"`, `spid=\"73\"`, `mpid=77120`, `Process ID: 0x1f4c`, a thread dump's `nid=0x5b2f`.",
-    keywords: &["pid", "tid", "lwp", "nid", "process", "thread"],
+    keywords: &[
+        "pid", "tid", "lwp", "nid", "eduid", "process", "prozess", "进程", "thread",
+    ],
     gate: |f| f.digit,
     pass: pass_key,
     matchers: &[&KEY_RE],
@@ -908,112 +1040,30 @@ pub(crate) static PID_KEY: Rule = Rule {
             "pid=8841 tid=ow3k5 class=Mailer",
             "pid=<PID> tid=<PID> class=Mailer",
         ),
+        ex(
+            "  | sysTid=7302 nice=0 cgrp=default",
+            "  | sysTid=<PID> nice=0 cgrp=default",
+        ),
+        ex(
+            "EXCP,1,process=rphost,OSThread=9921,t:clientID=5",
+            "EXCP,1,process=rphost,OSThread=<PID>,t:clientID=5",
+        ),
+        // Windows' event fields in other languages; a glibc thread id in decimal; AIX's hex.
+        ex(
+            "Prozess-ID:\t0x1d8 Aufrufprozess-ID:\t0x3c8",
+            "Prozess-ID:\t<PID> Aufrufprozess-ID:\t<PID>",
+        ),
+        ex("调用方进程 ID:\t0x2f0", "调用方进程 ID:\t<PID>"),
+        ex(
+            "PID     : 77120    TID : 139872204519168  PROC : db2sysc 0",
+            "PID     : <PID>    TID : <PID>  PROC : db2sysc 0",
+        ),
+        ex("PID:            3A07E1", "PID:            <PID>"),
     ],
     negatives: &[
         "rapid: 100 requests",
         "valid=true",
         "uid=1000 gid=1000",
         "guid: 7",
-    ],
-};
-
-/// The columns of a table header that hold process or thread ids (`ps`, `top`, `lsof`, `ss -p`,
-/// `netstat -p`, Windows' `netstat -o`, MySQL's processlist).
-const PID_COLUMNS: [&str; 7] = ["PID", "TID", "PPID", "LWP", "SPID", "PGID", "Id"];
-
-/// The byte spans of the id columns of `line` when it is a table's header: at least three
-/// columns, among them one of [`PID_COLUMNS`] or `PID/Program` (`Id` only beside a `Command`
-/// column).
-pub(crate) fn pid_columns(line: &str) -> Vec<(usize, usize)> {
-    let mut cols = Vec::new();
-    let mut words = 0;
-    let mut capitalized = 0;
-    let mut command = false;
-    for (start, word) in columns(line) {
-        words += 1;
-        capitalized += usize::from(word.starts_with(|c: char| c.is_ascii_uppercase() || c == '%'));
-        command |= word.eq_ignore_ascii_case("command");
-        if PID_COLUMNS.contains(&word) || word.starts_with("PID/") {
-            cols.push((start, start + word.len()));
-        }
-    }
-    if !command {
-        cols.retain(|&(s, e)| &line[s..e] != "Id");
-    }
-    // A header names its columns, nearly every one capitalized; prose is not one.
-    if words < 3 || capitalized * 4 < words * 3 {
-        Vec::new()
-    } else {
-        cols
-    }
-}
-
-/// The cells of a table line, split at spaces, tabs and `|`, with where each starts.
-fn columns(line: &str) -> impl Iterator<Item = (usize, &str)> {
-    line.split([' ', '\t', '|'])
-        .scan(0, |at, cell| {
-            let start = *at;
-            *at += cell.len() + 1;
-            Some((start, cell))
-        })
-        .filter(|(_, cell)| !cell.is_empty() && !cell.bytes().all(|b| b == b'+' || b == b'-'))
-}
-
-/// In a row under a header with id columns, the number that stands in each id column (the
-/// cell that overlaps the column's span): `2211` under `PID`, the digits of
-/// `1194/redis-server` under `PID/Program name`.
-fn table_row(row: &str, cols: &[(usize, usize)], e: &mut Edit<'_>, offset: usize, hits: &mut u32) {
-    for (start, cell) in columns(row) {
-        let end = start + cell.len();
-        let digits = cell.bytes().take_while(u8::is_ascii_digit).count();
-        let whole = digits == cell.len() || cell[digits..].starts_with('/');
-        let under = cols.iter().any(|&(cs, ce)| start < ce + 2 && end + 2 > cs);
-        if digits > 0 && whole && under && e.replace(offset + start, offset + start + digits, PID) {
-            *hits += 1;
-        }
-    }
-}
-
-fn pass_table(s: &str, hits: &mut u32) -> Option<String> {
-    let mut e = Edit::new(s);
-    let mut cols: Vec<(usize, usize)> = Vec::new();
-    let mut offset = 0;
-    for line in s.split_inclusive('\n') {
-        let text = line.trim_end_matches(['\n', '\r']);
-        let header = pid_columns(text);
-        if !header.is_empty() {
-            cols = header;
-        } else if text.trim().is_empty() {
-            cols.clear();
-        } else if !cols.is_empty() {
-            table_row(text, &cols, &mut e, offset, hits);
-        }
-        offset += line.len();
-    }
-    e.finish()
-}
-
-pub(crate) static PID_TABLE: Rule = Rule {
-    id: "pid.table",
-    class: RedactionClass::Pid,
-    placeholder: PID,
-    description: "A process or thread id in a table's PID, TID, PPID, LWP or `PID/Program name` column (ps, top, lsof, ss, netstat, MySQL's processlist `Id`); `aciproj redact` reads each row under its header.",
-    keywords: &["pid", "tid", "lwp", "id"],
-    gate: |f| f.digit,
-    pass: pass_table,
-    matchers: &[],
-    examples: &[
-        ex(
-            "COMMAND     PID   TID USER\nhaproxy    2211       root\njava      41827 41902 app",
-            "COMMAND     PID   TID USER\nhaproxy    <PID>       root\njava      <PID> <PID> app",
-        ),
-        ex(
-            "Proto Local Address   State       PID/Program name\ntcp   0.0.0.0:6379    LISTEN      1194/redis-server",
-            "Proto Local Address   State       PID/Program name\ntcp   <IP>:6379    LISTEN      <PID>/redis-server",
-        ),
-    ],
-    negatives: &[
-        "NAME   READY   STATUS\napi    1/1     Running",
-        "PID file written\n1234 bytes",
     ],
 };

@@ -12,8 +12,8 @@ use std::sync::LazyLock;
 use super::super::RedactionClass;
 use super::super::rule::{Rule, always, ex};
 use super::super::text::{
-    Edit, SECRET, TOKEN, byte_at, byte_before, is_placeholder, is_word_byte, next_char,
-    placeholder_after, placeholder_before,
+    Edit, SECRET, TOKEN, byte_at, byte_before, escaped_letter, is_placeholder, is_word_byte,
+    next_char, placeholder_after, placeholder_before,
 };
 use crate::matcher::Matcher;
 use crate::redact::prefilter::is_run_byte;
@@ -712,7 +712,9 @@ fn pass_long_tokens(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for range in long_runs(s) {
         // Run bytes and `=` are ASCII, so the bounds are character boundaries.
-        let (start, text) = (range.start, &s[range.clone()]);
+        // In escaped text (`…\te4d2…`) the run starts after the escape's letter.
+        let start = range.start + usize::from(escaped_letter(s, range.start));
+        let text = &s[start..range.end];
         // `=` is padding only at the end of the token; before a value (`…secret=<SECRET>`) it is
         // a key's separator, which a second run must still find.
         let mut end = range.end;
@@ -997,7 +999,7 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
             .bytes()
             .rposition(|b| !b.is_ascii_alphanumeric())
             .map_or(0, |i| i + 1);
-        text[from..].to_ascii_lowercase()
+        text[from + usize::from(escaped_letter(text, from))..].to_ascii_lowercase()
     };
     if let Some(head) = before.strip_suffix(':')
         && digest_length
@@ -1044,6 +1046,7 @@ fn labelled_as_trace_id(s: &str, start: usize) -> bool {
         .rev()
         .find(|&(_, ch)| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-'))
         .map_or(0, |(i, ch)| i + ch.len_utf8());
+    let key_start = key_start + usize::from(escaped_letter(before, key_start));
     // A label that is the tail of a token-like run (`…e670traceId=`) goes with that run, and a
     // second run would see `<TOKEN>=`, no label: it labels nothing in the first either.
     let run_start = before
