@@ -187,6 +187,26 @@ pub(crate) fn escaped_letter(s: &str, i: usize) -> bool {
         && b[..i].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1
 }
 
+/// Where the line holding `i` starts, a line break escaped in the text (`\n`) ending a line
+/// too: a JSON log line's message holds its lines that way.
+pub(crate) fn line_start(s: &str, i: usize) -> usize {
+    let raw = s[..i].rfind('\n').map_or(0, |j| j + 1);
+    let escaped = s[..i].rfind("\\n").map_or(0, |j| j + 2);
+    raw.max(escaped)
+}
+
+/// `s` without the blanks it starts with, raw or escaped (`\t`, `\r`).
+pub(crate) fn trim_blanks_start(s: &str) -> &str {
+    let mut s = s;
+    loop {
+        let t = s.trim_start();
+        match t.strip_prefix("\\t").or_else(|| t.strip_prefix("\\r")) {
+            Some(rest) => s = rest,
+            None => return t,
+        }
+    }
+}
+
 pub(crate) fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }

@@ -688,6 +688,11 @@ fn is_inert_value(v: &str) -> bool {
         || METHOD_VALUES.contains(&v)
         || is_algorithm_name(v)
         || v.bytes().all(|b| b == b'*')
+        // A counter in parentheses: FreeRADIUS's `Auth: (41) Login incorrect`.
+        || v.strip_prefix('(').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        // A tool's own mask, bare: `Secret: REDACTED`.
+        || (MASK_WORDS.iter().any(|m| v.eq_ignore_ascii_case(m))
+            && v.bytes().all(|b| !b.is_ascii_lowercase()))
         || v.contains("***")
         || [
             "null",
@@ -718,6 +723,26 @@ fn is_inert_value(v: &str) -> bool {
         ]
         .iter()
         .any(|x| v.eq_ignore_ascii_case(x))
+}
+
+/// Whether an unquoted `value`, ending at `end`, names where a secret is rather than holding
+/// it: a YAML tag before its argument (`password: !secret mqtt_password`, `!Ref DbPassword`),
+/// or a field or variable of code, a dotted path of identifiers that ends a statement or an
+/// argument (`let token: &str = claims.sub;`, `auth(password=cfg.db_password)`).
+fn is_reference(s: &str, value: &str, end: usize) -> bool {
+    let ident = |w: &str| {
+        w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    let tag = value.strip_prefix('!').is_some_and(|t| {
+        ident(t)
+            && s[end..].starts_with(' ')
+            && s[end + 1..].starts_with(|c: char| c.is_ascii_alphabetic())
+    });
+    let path = value.trim_end_matches([';', ')', ',']);
+    let code = value.len() > path.len() || s[end..].starts_with([';', ')', ',']);
+    let field = code && path.split('.').count() >= 2 && path.split('.').all(ident);
+    tag || field
 }
 
 /// A PowerShell cmdlet's name: `Verb-Noun`, each capitalized (`ConvertTo-SecureString`).
@@ -912,6 +937,14 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
         pos = m.end().max(next_char(s, m.start()));
         let text = m.as_str();
         let key = key_name(text);
+        // `${TOKEN:0:4}` and `${PASSWORD:-x}` expand a variable; `--- PASS: TestX` is a Go
+        // test's result.
+        let before = &s[..m.start()];
+        if before.ends_with("${")
+            || (before.ends_with("--- ") && ["PASS", "FAIL", "SKIP"].contains(&key))
+        {
+            continue;
+        }
         let secret_key = is_secret_key(key);
         // `sdkKey=sdk-fa46…`: a key of some kind whose value looks generated.
         if !secret_key && !is_some_key(key) {
@@ -984,6 +1017,7 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
             continue;
         }
         if is_inert_value_of(key, value)
+            || (!quoted && is_reference(s, value, ve))
             || unclosed_after_placeholder
             || working_dir
             || is_mask_at(s, vs)
@@ -1318,6 +1352,11 @@ pub(crate) static ASSIGNMENT: Rule = Rule {
         ),
     ],
     negatives: &[
+        // References, not values: a shell expansion, a Go test's result, a YAML tag, a field.
+        "echo \"using ${API_TOKEN:0:4}…\"",
+        "--- PASS: TestPasswordHash_Argon2id (0.41s)",
+        "  password: !secret mqtt_password",
+        "   |     let token: &str = claims.sub;",
         "account_id=42 opened",
         // A bind parameter's marker holds a value's place; prose joined by dashes is prose.
         "UPDATE accounts SET api_token=?, pin_hash=:pin WHERE secret_ref = $2",
@@ -2057,15 +2096,25 @@ fn pass_config_spaced(s: &str, hits: &mut u32) -> Option<String> {
         };
         // A key's `value` word names the value (`plain-text-password-value`).
         let key = k.as_str();
+        // In escaped text a value ends at an escaped line break or tab (`key\n.env:4`).
+        let (v_start, v_end) = match ["\\n", "\\r", "\\t"]
+            .iter()
+            .filter_map(|esc| v.as_str().find(esc))
+            .min()
+        {
+            Some(0) => continue,
+            Some(cut) => (v.start(), v.start() + cut),
+            None => (v.start(), v.end()),
+        };
         let key = ["-value", "_value", ".value"]
             .iter()
             .find_map(|x| key.strip_suffix(x))
             .unwrap_or(key);
         let quoted = caps.get(5).is_none();
-        let value = v.as_str();
+        let value = &s[v_start..v_end];
         // A device's encryption type between key and value (`key 7 0822…`, `secret 5 $1$…`)
         // says the value is the secret, whatever the key's word.
-        let typed = s[k.end()..v.start()].bytes().any(|b| b.is_ascii_digit());
+        let typed = s[k.end()..v_start].bytes().any(|b| b.is_ascii_digit());
         let strong = typed
             || key_words(key).0 >= 2
             || [
@@ -2101,11 +2150,11 @@ fn pass_config_spaced(s: &str, hits: &mut u32) -> Option<String> {
             && !value.starts_with('-')
             && (is_secret_key(key) || typed && ends_with_ci(key, "key"))
             && !is_inert_value_of(key, value)
-            && !is_mask_at(s, v.start())
+            && !is_mask_at(s, v_start)
             && !is_placeholder(value)
-            && !placeholders_at(s, v.start()).gt(&v.start())
+            && !placeholders_at(s, v_start).gt(&v_start)
             && (quoted || (strong && looks_like_secret(value)));
-        if ok && e.replace(v.start(), v.end(), SECRET) {
+        if ok && e.replace(v_start, v_end, SECRET) {
             *hits += 1;
         }
     }
@@ -2159,6 +2208,8 @@ pub(crate) static CONFIG_SPACED: Rule = Rule {
         ),
     ],
     negatives: &[
+        // Escaped text: the value ends at the escaped line break.
+        "the DB_PASSWORD key\\n.env.example:4 UnorderedKey",
         "password reset link sent",
         "token refresh in 30s",
         "cache key user-42 evicted",
@@ -2358,6 +2409,14 @@ static PROTOCOL_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?-u:\b)AUTH[ \t]+PLAIN[ \t]+([A-Za-z0-9+/=]{4,})",
         // A transcript may mark each line's side: `S: 334 …` / `C: <base64>`, `<-` / `->`.
         r"|334[ \t]+(?:UGFzc3dvcmQ6|cGFzc3dvcmQ6)[ \t]*\r?\n[ \t]*(?:[A-Za-z]{1,2}:[ \t]*|(?:<-|->|<<<|>>>|[<>])[ \t]+)?([A-Za-z0-9+/=]{4,})",
+        // FreeRADIUS logs a refused login's user and password: `Login incorrect (…): [u/pw]`.
+        r"|Login (?:incorrect|OK)[^\[\r\n]*: \[[^/\]\r\n]+/([^\]\r\n]+)\]",
+        // An SNMP community, where the tool takes it: IOS's `snmp-server host 10.0.0.9 version
+        // 2c COMMUNITY`, net-snmp's `snmpwalk -v2c -c COMMUNITY host`.
+        r"|(?m:^)[ \t]*snmp-server host [^ \t\r\n]+(?: (?:traps|informs))?(?: version (?:1|2c))? ([^ \t\r\n]+)",
+        r"|(?-u:\b)snmp(?:walk|get|getnext|bulkwalk|bulkget|set|table|trap|inform|df|status|netstat|delta)[ \t][^\r\n]*?[ \t]-c[ \t]*([^ \t\r\n]+)",
+        // PowerShell's plain text made a secure string: `ConvertTo-SecureString -AsPlainText "x"`.
+        r#"|ConvertTo-SecureString(?:[ \t]+-(?:AsPlainText|Force|String))*[ \t]+["']([^"'\r\n]+)["']"#,
     ))
     .expect("constant regex")
 });
@@ -2391,7 +2450,8 @@ const SASL_MECHANISMS: [&str; 14] = [
 fn pass_protocol(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in PROTOCOL_RE.captures_iter(s) {
-        let Some((group, v)) = (1..=6).find_map(|g| caps.get(g).map(|v| (g, v))) else {
+        let Some((group, v)) = (1..caps.group_count()).find_map(|g| caps.get(g).map(|v| (g, v)))
+        else {
             continue;
         };
         let text = v.as_str().trim_matches('"');
@@ -2451,6 +2511,8 @@ pub(crate) static PROTOCOL: Rule = Rule {
         "auth",
         "login",
         "pass",
+        "snmp",
+        "securestring",
         "has value",
         "set to",
         "value is",
@@ -2469,6 +2531,18 @@ pub(crate) static PROTOCOL: Rule = Rule {
             r#"a001 LOGIN "k.ito" "<SECRET>""#,
         ),
         ex("PASS Lindwurm&Tee42", "PASS <SECRET>"),
+        ex(
+            "Auth: (41) Login incorrect (pap: Cleartext-Password does not match): [kmoe/Tz7!pwq9] (from client vpn1 port 4)",
+            "Auth: (41) Login incorrect (pap: Cleartext-Password does not match): [kmoe/<SECRET>] (from client vpn1 port 4)",
+        ),
+        ex(
+            "snmp-server host 10.20.0.9 version 2c Qh7-Lynx.4 and snmpwalk -v2c -c Rv8mKt2Zq -t 3 sw1",
+            "snmp-server host <IP> version 2c <SECRET> and snmpwalk -v2c -c <SECRET> -t 3 sw1",
+        ),
+        ex(
+            "Set-ADAccountPassword -NewPassword (ConvertTo-SecureString -AsPlainText \"Wx7-moor!q\" -Force)",
+            "Set-ADAccountPassword -NewPassword (ConvertTo-SecureString -AsPlainText \"<SECRET>\" -Force)",
+        ),
         ex(
             "AUTH LOGIN\n334 VXNlcm5hbWU6\nb3BzQGV4YW1wbGUub3Jn\n334 UGFzc3dvcmQ6\nS2Vzc2VsLUJydWNrZS05",
             "AUTH LOGIN\n334 VXNlcm5hbWU6\n<TOKEN>\n334 UGFzc3dvcmQ6\n<SECRET>",

@@ -487,6 +487,11 @@ static CONTAINER_ID_RE: LazyLock<Matcher> = LazyLock::new(|| {
         // The container a runtime's command acts on: `docker exec -it 3f9a1c7e2b84 sh`.
         r"|(?-u:\b)(?:docker|podman|crictl|nerdctl)(?:[ \t]+container)?[ \t]+(?:exec|logs|inspect|stop|start|restart|rm|kill|attach|top|stats|cp|commit|port|pause|unpause|wait)",
         r"(?:[ \t]+-[^ \t\r\n]+)*[ \t]+([0-9a-f]{12}|[0-9a-f]{64})(?-u:\b)",
+        // A YARN container: `container_e42_1709012233441_8812_01_000015`.
+        r"|(?-u:\b)(container_(?:e[0-9]{1,4}_)?[0-9]{10,13}_[0-9]{4,}_[0-9]{2}_[0-9]{6,})(?-u:\b)",
+        // A runtime event names its container after the id: `container die 3f9a… (exitCode=1,
+        // image=x, name=shop-db)`.
+        r"|(?-u:\b)container (?:create|start|restart|die|died|stop|kill|destroy|pause|unpause|exec_create|exec_start|health_status|oom|attach) [^ \t\r\n]+ \([^)\r\n]*?(?-u:\b)name=([A-Za-z0-9][A-Za-z0-9_.\-]*)",
     ))
     .expect("constant regex")
 });
@@ -494,7 +499,7 @@ static CONTAINER_ID_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_container_id(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in CONTAINER_ID_RE.captures_iter(s) {
-        let Some(v) = (1..=7).find_map(|g| caps.get(g)) else {
+        let Some(v) = (1..caps.group_count()).find_map(|g| caps.get(g)) else {
             continue;
         };
         // Twelve hex digits that are all digits are a number, not an id.
@@ -564,6 +569,14 @@ pub(crate) static CONTAINER_ID: Rule = Rule {
     pass: pass_container_id,
     matchers: &[&CONTAINER_ID_RE],
     examples: &[
+        ex(
+            "Container container_e17_1709012233441_0412_01_000003 was preempted.",
+            "Container <POD> was preempted.",
+        ),
+        ex(
+            "container die 4f1c0b9e2a7d (exitCode=1, image=postgres:16, name=crm-db)",
+            "container die 4f1c0b9e2a7d (exitCode=1, image=postgres:16, name=<POD>)",
+        ),
         ex(
             "nomad: alloc 0c9e4b1a-7d2f-4a6e-9b3c-5f8e1d2a7b40 transitioned to failed",
             "nomad: alloc <POD> transitioned to failed",

@@ -14,7 +14,7 @@ use super::super::RedactionClass;
 use super::super::rule::{Rule, always, ex};
 use super::super::text::{
     EMAIL, Edit, HOST, IP, apply_spans, byte_at, byte_before, ends_with_ci, escaped_letter,
-    is_word_byte, next_char, placeholder_after, placeholder_before,
+    is_word_byte, line_start, next_char, placeholder_after, placeholder_before,
 };
 use crate::matcher::Matcher;
 
@@ -78,7 +78,85 @@ fn host_apart(s: &str, start: usize, end: usize) -> bool {
     };
     // In escaped text (`…\tghcr.io/app`) the name starts after the escape's letter.
     let name = &s[start + usize::from(escaped_letter(s, start))..end];
-    before_ok && after_ok && !is_public_host(name) && !is_package_name(name)
+    before_ok
+        && after_ok
+        && !is_public_host(name)
+        && !is_package_name(name)
+        && !(in_path(s, start) && name.split('.').count() == 2 && !is_internal_name(name))
+        && !is_facility_level(name)
+        && !(names_public_content(s, start) && !is_internal_name(name))
+}
+
+/// Whether a name says it is inside a network: an internal label anywhere or an internal
+/// suffix (`wiki.corp.internal`, `db.svc.cluster.local`, `nas.home.arpa`).
+fn is_internal_name(name: &str) -> bool {
+    name.split('.').any(|l| {
+        INTERNAL_LABELS
+            .iter()
+            .chain(&[
+                "intern",
+                "home",
+                "localdomain",
+                "svc",
+                "consul",
+                "cluster",
+                "arpa",
+            ])
+            .any(|i| l.eq_ignore_ascii_case(i))
+    })
+}
+
+/// Whether the name at `start` is a step of a path (`/Applications/Shop.app`,
+/// `lib/net.io/x`): after one `/` that no `/` or `:` goes before, as a URL's host has.
+fn in_path(s: &str, start: usize) -> bool {
+    let b = s.as_bytes();
+    start >= 2
+        && b[start - 1] == b'/'
+        && b[start - 2] != b'/'
+        && b[start - 2] != b':'
+        && !b[start - 2].is_ascii_whitespace()
+        && b[start - 2] != b'"'
+        && b[start - 2] != b'\''
+        && b[start - 2] != b'('
+        && b[start - 2] != b'['
+}
+
+/// Whether the name at `start` stands where a tool names public content rather than a
+/// machine: an XML namespace (`xmlns:junos="http://xml.juniper.net/…"`), a link it tells the
+/// reader to open (`see https://…`, `visit: https://…`, `docs at https://…`), an API group
+/// (`"controllerGroup":"postgres-operator.crunchydata.com"`, `apiVersion: cert-manager.io/v1`).
+fn names_public_content(s: &str, start: usize) -> bool {
+    let head = &s[line_start(s, start)..start];
+    let Some(url) = head.strip_suffix("://").and_then(|h| {
+        h.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+            .strip_suffix(['"', '\'', '(', '[', '<', ' ', '\t', '='])
+            .map(|h| h.trim_end_matches([' ', '\t', '=', ':', '"', '\'', '(', '[', '<']))
+    }) else {
+        // Not a URL: an API group's key right before the name.
+        let key = head.trim_end_matches([' ', '\t', '"', '\'', ':', '=', '\\']);
+        let lower = key.to_ascii_lowercase();
+        return lower.ends_with("group") || lower.ends_with("apiversion");
+    };
+    let lower = url.to_ascii_lowercase();
+    let word = lower
+        .rsplit(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or("");
+    lower.contains("xmlns")
+        || lower.ends_with("schemalocation")
+        || [
+            "see",
+            "visit",
+            "at",
+            "docs",
+            "documentation",
+            "details",
+            "info",
+            "help",
+            "refer",
+        ]
+        .contains(&word)
+            && lower.split_whitespace().count() <= 12
 }
 
 /// Domains whose names one label deep are a public vendor's own services, never a customer's
@@ -88,8 +166,9 @@ fn host_apart(s: &str, start: usize, end: usize) -> bool {
 /// machines (`bucket.s3.amazonaws.com`, see [`is_public_host`]). Domains that give tenants a
 /// name of their own one label deep (`acme.slack.com`, `x.github.io`, `acme.okta.com`) and the
 /// documentation domains (`example.com`) are not here: their names stay hosts.
-const PUBLIC_DOMAINS: [&str; 73] = [
+const PUBLIC_DOMAINS: [&str; 76] = [
     "agent.datadoghq.com",
+    "agent.datadoghq.eu",
     "alpinelinux.org",
     "amazonaws.com",
     "apache.org",
@@ -118,6 +197,8 @@ const PUBLIC_DOMAINS: [&str; 73] = [
     "gnu.org",
     "go.dev",
     "golang.org",
+    "jenkins.io",
+    "ocaml.org",
     "google.com",
     "googleapis.com",
     "gradle.org",
@@ -164,6 +245,28 @@ const PUBLIC_DOMAINS: [&str; 73] = [
     "windows.net",
 ];
 
+/// Domains that publish projects' web sites (`openzfs.github.io`): every name under one is a
+/// public page, never a machine behind the boundary.
+const PUBLIC_HOSTING: [&str; 5] = [
+    ".github.io",
+    ".gitlab.io",
+    ".readthedocs.io",
+    ".readthedocs.org",
+    ".pages.dev",
+];
+
+/// Whether `label` is an AWS region (`eu-central-1`, `us-gov-west-1`).
+fn is_aws_region(label: &str) -> bool {
+    let parts: Vec<&str> = label.split('-').collect();
+    (3..=4).contains(&parts.len())
+        && parts[0].len() == 2
+        && parts[0].bytes().all(|b| b.is_ascii_lowercase())
+        && parts[parts.len() - 1].bytes().all(|b| b.is_ascii_digit())
+        && parts[1..parts.len() - 1]
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase()))
+}
+
 /// Labels that mark a vendor's own machines under its public domain
 /// (`MSRA-SA-41.fareast.corp.microsoft.com` is a host at Microsoft).
 const INTERNAL_LABELS: [&str; 8] = [
@@ -177,6 +280,24 @@ const INTERNAL_LABELS: [&str; 8] = [
 /// `bucket.storage.googleapis.com`, `res.openai.azure.com`), which stay hosts.
 pub(crate) fn is_public_host(name: &str) -> bool {
     let name = name.trim_end_matches('.');
+    let labels: Vec<&str> = name.split('.').collect();
+    let internal = labels
+        .iter()
+        .any(|l| INTERNAL_LABELS.iter().any(|i| l.eq_ignore_ascii_case(i)));
+    // A `www.` name is a public web site, and so is one under a public hosting domain; an AWS
+    // service's regional endpoint (`iot.eu-central-1.amazonaws.com`) is AWS's.
+    if !internal
+        && ((labels.len() == 3 && labels[0].eq_ignore_ascii_case("www"))
+            || labels.len() >= 3
+                && PUBLIC_HOSTING
+                    .iter()
+                    .any(|d| ends_with_ci(name, d) && name.len() > d.len()))
+    {
+        return true;
+    }
+    if labels.len() == 4 && ends_with_ci(name, ".amazonaws.com") && is_aws_region(labels[1]) {
+        return true;
+    }
     let bytes = name.as_bytes();
     PUBLIC_DOMAINS.iter().any(|d| {
         let d = d.as_bytes();
@@ -202,9 +323,12 @@ pub(crate) fn is_public_host(name: &str) -> bool {
 fn is_package_name(name: &str) -> bool {
     let mut labels = name.split('.');
     let first = labels.next().unwrap_or("");
-    ["com", "org", "net", "io", "cn", "edu", "gov"]
-        .iter()
-        .any(|tld| first.eq_ignore_ascii_case(tld))
+    [
+        "com", "org", "net", "io", "cn", "edu", "gov", "nl", "de", "uk", "fr", "jp", "ch", "se",
+        "dk", "fi", "be", "at", "au", "ca", "br", "ru", "it", "es", "pl", "cz", "kr", "nz", "eu",
+    ]
+    .iter()
+    .any(|tld| first.eq_ignore_ascii_case(tld))
         && labels.count() >= 2
 }
 
@@ -453,9 +577,16 @@ fn pass_host_key(s: &str, hits: &mut u32) -> Option<String> {
             continue;
         };
         let val = v.as_str().trim_end_matches('.');
+        // An iSCSI or device name (`iqn.2003-01.org.linux-iscsi.stor01:sn.4f1e`) names a
+        // target, not a machine.
+        if ["iqn.", "eui.", "naa."].iter().any(|p| val.starts_with(p)) {
+            continue;
+        }
         let has_digit = val.bytes().any(|b| b.is_ascii_digit());
         let has_alpha = val.bytes().any(|b| b.is_ascii_alphabetic());
-        let before_ok = !byte_before(s, whole.start()).is_some_and(|b| b.is_ascii_alphanumeric());
+        // `mssql/server:2022-latest` is an image's tag, not a server.
+        let before_ok =
+            !byte_before(s, whole.start()).is_some_and(|b| b.is_ascii_alphanumeric() || b == b'/');
         // `node: v20.11.1` is a version, not a node.
         let version = val
             .trim_start_matches(['v', 'V'])
@@ -649,7 +780,7 @@ fn pass_syslog_host(s: &str, hits: &mut u32) -> Option<String> {
         let Some(host) = (1..=5).find_map(|g| caps.get(g)) else {
             continue;
         };
-        if host.as_str().eq_ignore_ascii_case("localhost") {
+        if host.as_str().eq_ignore_ascii_case("localhost") || is_facility_level(host.as_str()) {
             continue;
         }
         if e.replace(host.start(), host.end(), HOST) {
@@ -657,6 +788,28 @@ fn pass_syslog_host(s: &str, hits: &mut u32) -> Option<String> {
         }
     }
     e.finish()
+}
+
+/// Whether `name` is a syslog facility and severity (`authpriv.info`, `local7.warn`), as
+/// OpenWrt's `logread` and busybox print them where a header's host would stand.
+fn is_facility_level(name: &str) -> bool {
+    let Some((facility, level)) = name.split_once('.') else {
+        return false;
+    };
+    let facility = facility.to_ascii_lowercase();
+    let local = facility
+        .strip_prefix("local")
+        .is_some_and(|n| n.len() == 1 && n.bytes().all(|b| (b'0'..=b'7').contains(&b)));
+    (local
+        || [
+            "kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron",
+            "authpriv", "ftp",
+        ]
+        .contains(&facility.as_str()))
+        && [
+            "emerg", "alert", "crit", "err", "warn", "warning", "notice", "info", "debug",
+        ]
+        .contains(&level.to_ascii_lowercase().as_str())
 }
 
 pub(crate) static SYSLOG_HOST: Rule = Rule {
@@ -1009,6 +1162,7 @@ fn pass_host_place(s: &str, hits: &mut u32) -> Option<String> {
             || version
             || digest
             || is_public_host(name)
+            || (names_public_content(s, h.start()) && !is_internal_name(name))
         {
             continue;
         }

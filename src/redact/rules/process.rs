@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use super::super::RedactionClass;
 use super::super::rule::{Rule, ex};
-use super::super::text::{Edit, PID, byte_at, byte_before, is_word_byte};
+use super::super::text::{Edit, PID, byte_at, byte_before, escaped_letter, is_word_byte};
 use super::replace_groups;
 use crate::matcher::Matcher;
 
@@ -64,7 +64,17 @@ fn pass_pid(re: &Matcher, s: &str, hits: &mut u32) -> Option<String> {
             }
             // .NET's console logger names its category and event id: `info: Microsoft.Hosting.
             // Lifetime[14]`.
-            let line_start = s[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+            let line_start = s[..m.start()]
+                .rfind('\n')
+                .map_or(0, |i| i + 1)
+                .max(s[..m.start()].rfind("\\n").map_or(0, |i| i + 2));
+            // logrus's text format counts seconds since start: `WARN[0000]`.
+            let level = &text[usize::from(escaped_letter(s, m.start()))..open];
+            if digits.len() == 4
+                && ["INFO", "WARN", "ERRO", "DEBU", "FATA", "PANI", "TRAC"].contains(&level)
+            {
+                continue;
+            }
             if ["info: ", "warn: ", "fail: ", "crit: ", "dbug: ", "trce: "]
                 .iter()
                 .any(|p| s[line_start..m.start()].trim_start() == *p)
@@ -193,6 +203,7 @@ pub(crate) static PID_BRACKET: Rule = Rule {
         "SQLSTATE[23000]: Integrity constraint violation",
         "systemd[1]: Started Daily apt upgrade.",
         "info: Microsoft.Hosting.Lifetime[14]",
+        "WARN[0000] The \"DB_PASSWORD\" variable is not set.",
     ],
 };
 
@@ -445,7 +456,12 @@ fn pass_header(s: &str, hits: &mut u32) -> Option<String> {
                 && m.as_str()
                     .parse::<u32>()
                     .is_ok_and(|y| (1970..=2100).contains(&y));
-            if !year && e.replace(m.start(), m.end(), PID) {
+            // A table's row is no header: Get-WinEvent's `22:01:33      7017 Warning      Group`
+            // is an event id, wide gaps on both sides of its level.
+            let all = caps.get(0).map_or(m.end(), |a| a.end());
+            let table = g <= 3 && s[..m.start()].ends_with("    ") && s[all..].starts_with("   ");
+            // PID 1 is a container's main process on every machine: it tells nothing.
+            if !year && !table && m.as_str() != "1" && e.replace(m.start(), m.end(), PID) {
                 *hits += 1;
             }
         }
@@ -509,7 +525,7 @@ pub(crate) static PID_HEADER: Rule = Rule {
         ),
         ex(
             "systemd(1)─┬─sshd(1204)───bash(9913)",
-            "systemd(<PID>)─┬─sshd(<PID>)───bash(<PID>)",
+            "systemd(1)─┬─sshd(<PID>)───bash(<PID>)",
         ),
         ex(
             "  └─1187 /usr/bin/redis-server",
@@ -585,6 +601,7 @@ pub(crate) static PID_HEADER: Rule = Rule {
         "[Sat May 11 11:25:01.118822 2026] [core:error] boom",
         "(docs/2024 on wiki) renamed",
         "[INFO][main] started 4 workers",
+        "I1129 09:58:01.004411       1 leaderelection.go:250] lease acquired",
     ],
 };
 
@@ -951,6 +968,8 @@ static KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r#"(?i-u:[A-Za-z_]*(?:pid|tid|lwp|nid|eduid|osthread|process[_ ]?id|thread[_ ]?id|prozess-?id|进程 ?id))["']?[ \t]*(?:[:=]|：)[ \t]*["']?"#,
         r"(0x[0-9A-Fa-f]{1,16}|[0-9]{1,20}|[0-9A-F]{4,16}|[a-z0-9]{3,8})(?-u:\b)",
+        // A Windows event's XML field: `<Data Name="CallerProcessId">0x2a8</Data>`.
+        r#"|Name=["'][A-Za-z]*(?:Process|Thread)I[dD]["']>(0x[0-9A-Fa-f]{1,16}|[0-9]{2,10})<"#,
     ))
     .expect("constant regex")
 });
@@ -958,6 +977,12 @@ static KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_key(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in KEY_RE.captures_iter(s) {
+        if let Some(v) = caps.get(2) {
+            if e.replace(v.start(), v.end(), PID) {
+                *hits += 1;
+            }
+            continue;
+        }
         let (Some(all), Some(v)) = (caps.get(0), caps.get(1)) else {
             continue;
         };
@@ -1059,6 +1084,10 @@ pub(crate) static PID_KEY: Rule = Rule {
             "PID     : <PID>    TID : <PID>  PROC : db2sysc 0",
         ),
         ex("PID:            3A07E1", "PID:            <PID>"),
+        ex(
+            "<Data Name=\"ProcessId\">0x1f4</Data><Data Name=\"ProcessName\">lsass.exe</Data>",
+            "<Data Name=\"ProcessId\"><PID></Data><Data Name=\"ProcessName\">lsass.exe</Data>",
+        ),
     ],
     negatives: &[
         "rapid: 100 requests",

@@ -1,8 +1,9 @@
 //! SQL: literals inside a detected statement (from its verb to `;` or the end of the line), the
 //! few driver and server messages that quote bound values, and the passwords of user DDL.
 //!
-//! Inside a statement every literal goes, `LIMIT 10` included (`LIMIT <NUM>`), as database
-//! statement normalisers do; numbers outside SQL stay.
+//! Inside a statement every literal goes but the numbers that shape the query rather than
+//! carry data (`LIMIT 10`, `OFFSET 20`, `TOP 5`, `FETCH FIRST 3 ROWS`, `INTERVAL 1 DAY`);
+//! numbers outside SQL stay.
 
 use std::sync::LazyLock;
 
@@ -131,7 +132,8 @@ fn sql_literals(s: &str, start: usize, e: &mut Edit<'_>, hits: &mut u32) -> usiz
                 let numeric = is_sql_number(run);
                 let bound_param = prev.is_some_and(|p| matches!(p, b':' | b'@' | b'?'));
                 let next_ok = b.get(j).is_none_or(|&n| n != b':');
-                if numeric && !bound_param && next_ok && e.replace(i, j, NUM) {
+                if numeric && !bound_param && next_ok && !shapes_query(s, i) && e.replace(i, j, NUM)
+                {
                     *hits += 1;
                 }
                 i = j;
@@ -163,6 +165,28 @@ fn replace_literal(s: &str, start: usize, end: usize, e: &mut Edit<'_>, hits: &m
         from += line.len();
     }
     from > start && s[start..end].contains('\n')
+}
+
+/// Whether the number at `i` says how much a query returns or how far back it looks, after
+/// `LIMIT`, `OFFSET`, `TOP`, `FETCH FIRST`/`NEXT` or `INTERVAL` (`LIMIT 10`, `LIMIT 5, 10`):
+/// the query's shape, which says nothing about the data.
+fn shapes_query(s: &str, i: usize) -> bool {
+    let head = s[..i].trim_end_matches([' ', '\t', '(', '\'']);
+    let head = match head.strip_suffix(',') {
+        // `LIMIT 5, 10`: the count after the offset.
+        Some(h) => h
+            .trim_end()
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .trim_end(),
+        None => head,
+    };
+    let word = head
+        .rsplit(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or("");
+    ["limit", "offset", "top", "first", "next", "interval"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
 }
 
 /// `42`, `3.14`, `1e9`: a numeric literal and nothing else (`10ms`, `t1`, `1.2.3` are not).
@@ -216,7 +240,7 @@ static DUPLICATE_ENTRY_RE: LazyLock<Matcher> = LazyLock::new(|| {
 // byte outside the set, or a whole run of non-ASCII characters.
 static PG_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
-        r"Key \([^)\n]*\)=\(([^\n]*?)\) (?:already exists|is not present|conflicts)",
+        r"Key \((?:[^()\n]|\([^()\n]*\))*\)=\(([^\n]*?)\) (?:already exists|is not present|conflicts)",
         r"\.*(?:[\x00-\x7f&&[^A-Za-z0-9_.@%+/<\-]]|[^\x00-\x7f]+|\z)",
         // A check or not-null violation's row: every column's value, in one.
         r"|Failing row contains \(([^\n]*)\)",
@@ -239,8 +263,12 @@ static MYBATIS_TYPE_RE: LazyLock<Matcher> = LazyLock::new(|| {
 });
 
 static HIBERNATE_BIND_RE: LazyLock<Matcher> = LazyLock::new(|| {
-    Matcher::new(r"binding parameter \[[0-9]+\] as \[([A-Z_]+)\] - \[([^\n]*)\]")
-        .expect("constant regex")
+    Matcher::new(concat!(
+        r"binding parameter \[[0-9]+\] as \[([A-Z_]+)\] - \[([^\n]*)\]",
+        // Hibernate 6: `binding parameter (1:VARCHAR) <- [x]`.
+        r"|binding parameter \([0-9]+:([A-Z_]+)\) <- \[([^\n]*)\]",
+    ))
+    .expect("constant regex")
 });
 
 fn is_numeric_sql_type(t: &str) -> bool {
@@ -314,7 +342,10 @@ fn pass_sql_messages(s: &str, hits: &mut u32) -> Option<String> {
         }
     }
     for caps in HIBERNATE_BIND_RE.captures_iter(s) {
-        let (Some(ty), Some(v)) = (caps.get(1), caps.get(2)) else {
+        let (Some(ty), Some(v)) = (
+            caps.get(1).or_else(|| caps.get(3)),
+            caps.get(2).or_else(|| caps.get(4)),
+        ) else {
             continue;
         };
         if v.as_str().is_empty() || v.as_str() == "null" || is_placeholder(v.as_str()) {
@@ -365,7 +396,7 @@ pub(crate) static STATEMENT: Rule = Rule {
         ),
         ex(
             "slow query: SELECT * FROM orders WHERE user_id = 10086 AND status = 'PAID' LIMIT 10",
-            "slow query: SELECT * FROM orders WHERE user_id = <NUM> AND status = <STR> LIMIT <NUM>",
+            "slow query: SELECT * FROM orders WHERE user_id = <NUM> AND status = <STR> LIMIT 10",
         ),
         ex(
             "INSERT INTO audit (who, what) VALUES ('bob', \"login\")",
@@ -403,6 +434,14 @@ pub(crate) static DRIVER_MESSAGE: Rule = Rule {
         &HIBERNATE_BIND_RE,
     ],
     examples: &[
+        ex(
+            "DETAIL:  Key (lower(name::text), site_id)=(edge-sw4, 14) already exists.",
+            "DETAIL:  Key (lower(name::text), site_id)=(<STR>) already exists.",
+        ),
+        ex(
+            "org.hibernate.orm.jdbc.bind : binding parameter (2:BIGINT) <- [4418207]",
+            "org.hibernate.orm.jdbc.bind : binding parameter (2:BIGINT) <- [<NUM>]",
+        ),
         ex(
             "DETAIL:  Failing row contains (7, kim, null, 19.90).",
             "DETAIL:  Failing row contains (<STR>).",
@@ -482,7 +521,7 @@ pub(crate) static USER_DDL: Rule = Rule {
 /// (`Incorrect integer value: 'N/A'`, `duplicate key value is (9180442)`).
 static BOUND_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
-        r#"(?-u:\b)(?i-u:parameters|params|args|arguments|binds|bindings|bind[ _]values|bound[ _]values)["']?[ \t]*[:=]?[ \t]*["']?[ \t]*"#,
+        r#"(?-u:\b)(?i-u:parameters|params|args|arguments|binds|bindings|bind[ _]values|bind[ _]variables|bound[ _]values)["']?[ \t]*[:=]?[ \t]*["']?[ \t]*"#,
         r"|\[(?i-u:generated in|cached since|dialect)[^\]\n]*\][ \t]*",
         r"|(?m:^)###[ \t]+",
         r"|(?i-u:integer|numeric|decimal|date|datetime|timestamp|string|boolean|double|float|enum|uuid) (?i-u:value)[ \t]*:?[ \t]*",
@@ -494,6 +533,12 @@ static BOUND_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?i-u:invalid input syntax for)(?: (?i-u:type))?[ A-Za-z]*:[ \t]*",
         r"|(?i-u:invalid input value for enum) [^:\n]+:[ \t]*",
         r"|(?i-u:for input string):[ \t]*",
+        // SQL Server's conversion error quotes the value (`converting the nvarchar value 'x' to
+        // data type int`); an Oracle trace's bind dump (`Bind-2 type=2 length=13 value=x`);
+        // SQL*Plus's bind variable set with `EXEC :kdnr := 'x'`.
+        r"|(?i-u:converting the (?:n?varchar2?|n?char) value)[ \t]*",
+        r"|(?-u:\b)Bind-[0-9]+ type=[0-9]+ length=[0-9]+ value=",
+        r"|(?i-u:exec(?:ute)?) :[A-Za-z_][A-Za-z0-9_]* := ",
         // A MongoDB shell's or driver's call: its documents' values (`db.users.find({ email: "x" })`).
         r"|(?-u:\b)db\.[A-Za-z0-9_$]+\.[A-Za-z]+\(",
     ))
@@ -524,7 +569,8 @@ fn pass_bound_values(s: &str, hits: &mut u32) -> Option<String> {
     };
     for m in BOUND_RE.find_iter(s) {
         let opener = m.as_str().trim_start().to_ascii_lowercase();
-        let weak = opener.starts_with("arg") || opener.starts_with("bind");
+        let weak = opener.starts_with("arg")
+            || (opener.starts_with("bind") && !opener.starts_with("bind-"));
         let at = m.end();
         // Bind syntax says what it is with no statement beside it: `:1='x'`, `[1] 42`.
         let bind_syntax = indexed_at(s, at).is_some() || {
@@ -546,6 +592,17 @@ fn pass_bound_values(s: &str, hits: &mut u32) -> Option<String> {
         // A MongoDB call: every document among its arguments, up to its closing parenthesis.
         if opener.starts_with("db.") {
             bound_collection(s, at - 1, line_end, &mut e, hits);
+            continue;
+        }
+        // An Oracle bind dump's value runs to the end of its line.
+        if opener.starts_with("bind-") {
+            let value = s[at..line_end].trim_end_matches(['\r', ' ']);
+            if !value.is_empty() && !is_placeholder(value) {
+                let with = if is_sql_number(value) { NUM } else { STR };
+                if e.replace(at, at + value.len(), with) {
+                    *hits += 1;
+                }
+            }
             continue;
         }
         match s.as_bytes().get(at) {
@@ -658,6 +715,40 @@ fn bound_collection(s: &str, open: usize, line_end: usize, e: &mut Edit<'_>, hit
 
 /// `$1 = 'x', $2 = 7`, `@p0='x'`, `:name => 'x'`, `@2='x'`: each value after its parameter, to
 /// `line_end`.
+/// Where an unquoted bound value from `vs` ends: at `)`, or where the next pair starts
+/// (`, :2=`, ` @p1=`), so that a value of several words goes whole (Oracle's `Bind variables:
+/// :1=AT6119, :2=Hubert Kainz`); without a next pair, at a blank or a comma.
+fn unquoted_bound_end(s: &str, vs: usize, line_end: usize) -> usize {
+    let b = s.as_bytes();
+    let next_pair = |k: usize| {
+        let mut i = k;
+        while i < line_end && matches!(b[i], b' ' | b',' | b'\t') {
+            i += 1;
+        }
+        if i == k || i >= line_end || !matches!(b[i], b'$' | b'@' | b':') {
+            return false;
+        }
+        let mut j = i + 1;
+        while j < line_end && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+            j += 1;
+        }
+        j > i + 1
+            && s[j..line_end]
+                .trim_start_matches([' ', '\t'])
+                .starts_with('=')
+    };
+    let first_gap = s[vs..line_end]
+        .find([',', ' ', '\t', ')'])
+        .map_or(line_end, |k| vs + k);
+    if first_gap == line_end || b[first_gap] == b')' || next_pair(first_gap) {
+        return first_gap;
+    }
+    // Words go on to the next pair, a `)` or the end of the line.
+    (first_gap..line_end)
+        .find(|&k| b[k] == b')' || (matches!(b[k], b' ' | b',') && next_pair(k)))
+        .unwrap_or(line_end)
+}
+
 fn bound_pairs(s: &str, at: usize, line_end: usize, e: &mut Edit<'_>, hits: &mut u32) {
     let b = s.as_bytes();
     let mut i = at;
@@ -680,9 +771,7 @@ fn bound_pairs(s: &str, at: usize, line_end: usize, e: &mut Edit<'_>, hits: &mut
         let vs = line_end - v.trim_start_matches([' ', '\t']).len();
         let ve = match b.get(vs) {
             Some(&q @ (b'\'' | b'"')) => quoted_end(b, vs, q).min(line_end),
-            _ => s[vs..line_end]
-                .find([',', ' ', '\t', ')'])
-                .map_or(line_end, |k| vs + k),
+            _ => unquoted_bound_end(s, vs, line_end),
         };
         if ve > vs && !is_inert_bound(s[vs..ve].trim_matches(['\'', '"'])) {
             let with = if is_sql_number(&s[vs..ve]) { NUM } else { STR };
@@ -705,6 +794,8 @@ pub(crate) static BOUND_VALUES: Rule = Rule {
     description: "Values bound to a statement and printed beside it (`parameters: $1 = 'x'`, `params [\"a\",1]`, `args=\"[a b]\"`, SQLAlchemy's `[generated in …] {…}`, `@p0='x'`, MySQL's `### @2='x'`), or quoted back in a server's error (`Incorrect integer value: 'x'`).",
     keywords: &[
         "param",
+        "converting the",
+        "exec",
         "args",
         "arguments",
         "bind",
@@ -723,6 +814,22 @@ pub(crate) static BOUND_VALUES: Rule = Rule {
     pass: pass_bound_values,
     matchers: &[&BOUND_RE],
     examples: &[
+        ex(
+            "Bind variables: :1=AT6119043002, :2=Ines Gruber, :3=1971-04-02",
+            "Bind variables: :1=<STR>, :2=<STR>, :3=<STR>",
+        ),
+        ex(
+            "Conversion failed when converting the nvarchar value 'HR-77-B' to data type int.",
+            "Conversion failed when converting the nvarchar value <STR> to data type int.",
+        ),
+        ex(
+            "Bind-3 type=2 length=17 value=12 Harbour Road",
+            "Bind-3 type=2 length=17 value=<STR>",
+        ),
+        ex(
+            "SQL> EXEC :custno := 'K-2026-4411';",
+            "SQL> EXEC :custno := <STR>;",
+        ),
         ex(
             "mongosh> db.players.updateOne({ name: \"Vela_9\" }, { $set: { coins: 4100 } })",
             "mongosh> db.players.updateOne({ name: <STR> }, { $set: { coins: <NUM> } })",

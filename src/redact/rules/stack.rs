@@ -99,6 +99,8 @@ const STARTS: [&str; 9] = [
 /// function`, `File "x.ml", line 3`, `(x.erl, line 3)`, `file X.swift, line 9`); and the
 /// lines that introduce a trace (`stack traceback:`, `Backtrace:`, `Call Trace:`).
 const FRAME_START: &str = concat!(
+    // Raku's `in method m at /x.rakumod (Mod) line 41`, before the bare `in ` marker below.
+    r"(?-u:\b)in (?:method|sub|block|submethod|regex) [^\r\n]* at [^ \t\r\n]+ (?:\([^)\r\n]*\) )?line [0-9]+|",
     r"#[0-9]{1,4}[ \t]|frame #[0-9]+:|\[[0-9]{1,4}\][ \t]",
     r"|(?-u:\b)[0-9]{1,4}[ \t]+[^ \t\r\n]+[ \t]+0x[0-9A-Fa-f]{4}",
     r"|\([A-Za-z_][A-Za-z0-9_]*[ \t][0-9][A-Za-z0-9_.+\-]*\)[ \t]|(?-u:\b)(?i:in|from)[ \t]",
@@ -109,6 +111,7 @@ const FRAME_START: &str = concat!(
     r"|(?m:^)[ \t]*[a-z]+://[^ \t\r\n()]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]{0,9}:[0-9]+:[0-9]+[ \t]*(?m:$)",
     r"|(?-u:\b)at[ \t]+[A-Za-z_<][A-Za-z0-9_.`<>$\[\],+]*\.[A-Za-z0-9_`<>$]+\(",
     r"|\[0x[0-9A-Fa-f]{8,16}\][ \t]|#[0-9]+ \{main\}|ORA-06512: at[ \t]",
+    r"|(?m:^)[ \t]+[A-Za-z_][A-Za-z0-9_:]*(?:\([^()\r\n]*\))?[ \t]+called at[ \t]+[^ \t\r\n]+",
     r"|(?-u:\b)called at[ \t]+[^ \t\r\n]+|\{file,\x22|(?:\[C\]|[^ \t\r\n:]+\.lua(?::[0-9]+)?|\):[0-9]+): in[ \t]",
     r"|(?-u:\b)at[ \t]+[^ \t\r\n]+\.(?:pl|pm|t|cgi|psgi)[ \t]+line[ \t]+[0-9]+",
     r"|(?-u:\b)(?i:file)[ \t]+\x22?[^ \t\r\n\x22,]+\.[A-Za-z]{1,6}\x22?,[ \t]+line[ \t]+[0-9]+",
@@ -121,6 +124,14 @@ const FRAME_START: &str = concat!(
     // Nim's `/src/x.nim(41) proc`, a caller's `, at: lib/x.ex:61` (Ecto's query origin).
     r"|(?m:^)[ \t]*[^ \t\r\n()]*/[^ \t\r\n()]*\.[A-Za-z][A-Za-z0-9]{0,9}\([0-9]+\)[ \t]+[A-Za-z_]",
     r"|, at: [^ \t\r\n]+\.[a-z]{1,5}:[0-9]+",
+    // A numbered frame with its address or location on the line: ClickHouse's `0. DB::f() @
+    // 0x0c8a…`, Garry's Mod's `1. fn - lua/x.lua:58`; Lua's chunk name in brackets
+    // (`[love "main.lua"]:228: in function`); Smalltalk's `Class(Super)>>selector`; Apex's
+    // `Class.X.m: line 91, column 1`.
+    r"|(?m:^)[ \t]*[0-9]{1,3}\.[ \t]+[^\r\n]*?(?: @ 0x[0-9a-fA-F]{6,}|[^ \t\r\n]\.[A-Za-z]{1,6}:[0-9]+)",
+    r"|\]:[0-9]+: in[ \t]",
+    r"|(?m:^)[ \t]*[A-Z][A-Za-z0-9_]*(?:\([A-Z][A-Za-z0-9_]*\))?(?: class)?>>[A-Za-z_][A-Za-z0-9_:]*",
+    r"|(?-u:\b)[A-Za-z_][A-Za-z0-9_.]*: line [0-9]+, column [0-9]+",
     r"|(?:stack traceback|[Bb]acktrace|Call Trace|Call stack|CallStack \(from HasCallStack\)|Stacktrace)[ \t]*:[ \t]*(?m:$)",
 );
 
@@ -307,7 +318,7 @@ fn has_at_word(b: &[u8]) -> bool {
 /// Whether a generic frame (see [`FRAME_START`] and [`is_generic_frame`]) other than an
 /// `at X.Y(` call may start in `b`. Each shape needs one of: a numbered marker (`#0`, `[1] `,
 /// `[0x…]`), a code address or offset (`0x`), a phrase of a frame or a trace's introduction,
-/// a line that opens on a marker (`in `, `from `, `(app 1.2)`) or a URL, a parenthesis whose
+/// a line that opens on a marker (`in `, `from `, `(app 1.2)`, `1. `) or a URL, a parenthesis whose
 /// inside names a line (`main (x.dart:3:5)`), or an `@` whose word does (`f@x.js:1:2`,
 /// `f@http://x/a.js:7`), or a line number in parentheses (`x.nim(41)`).
 fn frame_possible(b: &[u8]) -> bool {
@@ -327,6 +338,7 @@ fn frame_possible(b: &[u8]) -> bool {
             "CallStack",
             "Stacktrace",
             ", at: ",
+            ">>",
         ])
         .expect("constant phrases")
     });
@@ -372,9 +384,12 @@ fn frame_possible(b: &[u8]) -> bool {
                     && matches!(t[w.len()], b' ' | b'\t')
             };
             let scheme = t.iter().take_while(|c| c.is_ascii_lowercase()).count();
+            let number = t.iter().take_while(|c| c.is_ascii_digit()).count();
             word(b"in")
                 || word(b"from")
                 || t.starts_with(b"(")
+                // A numbered frame: `1. fn - lua/x.lua:58`.
+                || (number > 0 && t[number..].starts_with(b". "))
                 || (scheme > 0 && t[scheme..].starts_with(b"://"))
         })
 }
@@ -384,6 +399,9 @@ fn frame_possible(b: &[u8]) -> bool {
 fn is_start(s: &str, start: usize, end: usize, form: Form) -> bool {
     match form {
         Form::Jvm => is_frame_location(&s[start..end]),
+        // OCaml's compiler names a place with its characters (`File "x.ml", line 3,
+        // characters 8-44:`): a diagnostic, where Python's frame names a function.
+        Form::Python => !s[end..].starts_with(", characters"),
         Form::Frame => is_generic_frame(s, start, end),
         _ => true,
     }
@@ -422,6 +440,22 @@ fn is_generic_frame(s: &str, start: usize, end: usize) -> bool {
         || m.starts_with(|c: char| c.is_ascii_digit())
         || ["in", "from"].iter().any(|w| word.eq_ignore_ascii_case(w));
     if !marker {
+        // A message's own place is no frame: OCaml's compiler diagnostic (`File "x.ml", line
+        // 3, characters 8-44:`), and Perl's `warn` and `die`, which end the message with
+        // where they were called (`… at lib/Auth.pm line 88.`); Carp's frames say `called at`.
+        if s[end..].starts_with(", characters") {
+            return false;
+        }
+        if m.starts_with("at ") && m.contains(" line ") {
+            let rest = &s[end..];
+            let ends_message = rest.strip_prefix('.').is_some_and(|r| {
+                r.is_empty() || r.starts_with(['\n', '\r']) || r.starts_with("\\n")
+            });
+            let indented = s[line_start..start].starts_with([' ', '\t']);
+            if ends_message && !indented {
+                return false;
+            }
+        }
         // Every other shape holds what makes it a frame in the match.
         return true;
     }
@@ -986,7 +1020,23 @@ fn pass_location(s: &str, hits: &mut u32) -> Option<String> {
 /// TS2322`, `x.py:3504: RuntimeWarning:`), or rustc's `--> ` before it. It says where a
 /// message points, not what called what.
 fn is_diagnostic(s: &str, start: usize, end: usize) -> bool {
-    if s[..start].trim_end_matches([' ', '\t']).ends_with("-->") {
+    let before = s[..start].trim_end_matches([' ', '\t']);
+    if before.ends_with("-->") {
+        return true;
+    }
+    // Julia's logger closes a message's box with where it was logged: `└ @ Mod path:12`.
+    let line_head =
+        super::super::text::trim_blanks_start(&s[super::super::text::line_start(s, start)..start]);
+    if line_head.starts_with("└ @ ") {
+        return true;
+    }
+    // A compiler's or linter's message after its place: `src/ws.erl:88:5: function f/2
+    // undefined`, at the start of its line or after a tool's own `failed: `.
+    if (line_head.is_empty() || before.ends_with(':'))
+        && let Some(rest) = s[end..].strip_prefix(": ")
+        && rest.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !rest.starts_with("in ")
+    {
         return true;
     }
     let rest = s[end..].trim_start_matches([':', ' ', '\t', '-']);
@@ -1108,6 +1158,26 @@ pub(crate) static FRAME: Rule = Rule {
     matchers: &MATCHERS,
     examples: &[
         ex(
+            "Code: 62. DB::Exception: Syntax error\n0. DB::Exception::Exception(String const&, int) @ 0x000000000c8a6b3b\n1. DB::executeQuery(char const*) @ 0x0000000011b7ec61",
+            "Code: 62. DB::Exception: Syntax error <STACK>",
+        ),
+        ex(
+            "[ERROR] lua/jobs/sv_jobs.lua:58: attempt to index nil\n  1. unknown - addons/rp/lua/jobs/sv_jobs.lua:58\n   2. v - lua/includes/modules/hook.lua:96",
+            "[ERROR] lua/jobs/sv_jobs.lua:58: attempt to index nil <STACK>",
+        ),
+        ex(
+            "MessageNotUnderstood: receiver of \"at:\" is nil\nUndefinedObject(Object)>>doesNotUnderstand: #at:\nSessionStore>>sessionAt:",
+            "MessageNotUnderstood: receiver of \"at:\" is nil <STACK>",
+        ),
+        ex(
+            "Died with X::AdHoc\n  in method notify at /opt/app/lib/App/Mailer.rakumod (App::Mailer) line 41",
+            "Died with X::AdHoc <STACK>",
+        ),
+        ex(
+            "System.NullPointerException: Attempt to de-reference a null object\nClass.LeadService.fetch: line 91, column 1",
+            "System.NullPointerException: Attempt to de-reference a null object <STACK>",
+        ),
+        ex(
             "worker crashed\n#0  0x00007f3a2b1c4e97 in raise () from /lib/libc.so.6\n#1  0x000055d5c1a2 in handle_conn (fd=7) at src/net.c:142",
             "worker crashed <STACK>",
         ),
@@ -1153,7 +1223,7 @@ pub(crate) static FRAME: Rule = Rule {
             "Thread 0 Crashed: <STACK>",
         ),
         ex(
-            "upload aborted at /opt/tools/sync.pl line 41.",
+            "upload aborted at /opt/tools/sync.pl line 41.\n\tmain::upload() called at /opt/tools/sync.pl line 88",
             "upload aborted <STACK>",
         ),
         ex(
@@ -1183,6 +1253,11 @@ pub(crate) static FRAME: Rule = Rule {
         ),
     ],
     negatives: &[
+        "1. open the settings page\n2. click Save",
+        "Steps: 1. Check cable 2. Restart switch",
+        // Where a message was raised, as Perl's `warn` and `die` and a compiler print it.
+        "Use of uninitialized value $x in concatenation at lib/App/Db.pm line 39.",
+        "File \"src/store.ml\", line 312, characters 8-44:",
         "error in config.yaml:12: unexpected key",
         "#3 merged by alice in 2 days",
         "in 5 minutes: restart api.service",

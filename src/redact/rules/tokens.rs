@@ -12,8 +12,8 @@ use std::sync::LazyLock;
 use super::super::RedactionClass;
 use super::super::rule::{Rule, always, ex};
 use super::super::text::{
-    Edit, SECRET, TOKEN, byte_at, byte_before, escaped_letter, is_placeholder, is_word_byte,
-    next_char, placeholder_after, placeholder_before,
+    Edit, SECRET, TOKEN, byte_at, byte_before, ends_with_ci, escaped_letter, is_placeholder,
+    is_word_byte, next_char, placeholder_after, placeholder_before,
 };
 use crate::matcher::Matcher;
 use crate::redact::prefilter::is_run_byte;
@@ -990,10 +990,25 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
     {
         return true;
     }
+    // A storage device's world-wide name: `naa.600508b1…`, `eui.0025388…`, `wwn-0x5000…`.
+    if ["naa.", "eui.", "wwn-0x"]
+        .iter()
+        .any(|p| ends_with_ci(before, p))
+    {
+        return true;
+    }
     if !run.bytes().all(|b| b.is_ascii_hexdigit()) {
         return false;
     }
     let digest_length = [32, 40, 56, 64, 96, 128].contains(&run.len());
+    // A checksum tool's line: the digest, two blanks (or ` *`) and the file's name.
+    let line_start = before.is_empty() || before.ends_with('\n') || before.ends_with("\\n");
+    if digest_length
+        && line_start
+        && (s[start + run.len()..].starts_with("  ") || s[start + run.len()..].starts_with(" *"))
+    {
+        return true;
+    }
     let word = |text: &str| {
         let from = text
             .bytes()
@@ -1013,7 +1028,17 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
             return true;
         }
     }
-    let head = before.trim_end_matches([' ', '\t', '"', '\'', ':', '=']);
+    let head = before.trim_end_matches([' ', '\t', '"', '\'', ':', '=', '\\']);
+    // A fingerprint named by its algorithm and a blank: `leaf SHA-256 9f2c…`.
+    if [
+        "sha-1", "sha-256", "sha-384", "sha-512", "sha1", "sha256", "md5",
+    ]
+    .iter()
+    .any(|a| ends_with_ci(head, a))
+        && digest_length
+    {
+        return true;
+    }
     let key = word(head);
     // A public key's fingerprint: `fingerprint=…`, gpg's `using RSA key …`.
     let key_kind = key == "key"
@@ -1027,6 +1052,15 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
             "checksum",
             "commit",
             "revision",
+            "serial",
+            "md5",
+            "sha1",
+            "sha224",
+            "sha256",
+            "sha384",
+            "sha512",
+            "blake2b",
+            "blake3",
             "sha1sum",
             "sha256sum",
             "md5sum",
@@ -1040,7 +1074,7 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
 
 /// Whether the value at `start` follows a trace/span/request id key (kept for correlation).
 fn labelled_as_trace_id(s: &str, start: usize) -> bool {
-    let before = s[..start].trim_end_matches([' ', '\t', '"', '\'', ':', '=']);
+    let before = s[..start].trim_end_matches([' ', '\t', '"', '\'', ':', '=', '\\']);
     let key_start = before
         .char_indices()
         .rev()
@@ -1106,6 +1140,9 @@ pub(crate) static LONG_RUN: Rule = Rule {
         "traceId=4bf92f3577b34da6a3ce929d0e0e4736 span ok",
         "pulled app@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
         "commit 3f2a9c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c merged",
+        "3b9f0e4c2d91a6e5f3b7c0d8e2a4f6b1c9d3e5a7f0b2c4d6e8a1f3b5c7d9e0a1  release-2.4.1.tar.gz",
+        "verified sha256=9e3b8f0c21a9d4f7e6b5c3a2d1f0e9b8c7d6a5f4e3b2c1d0f9e8a7b6c5d4e3f2",
+        "serial=033AF1E6A711A9A0BB2864B11D09FAE5 and naa.600508b1001c4d2e3f4a5b6c7d8e9f00",
         // An entity tag, an integrity hash and a log entry's id name public content.
         "304 ETag: \"9b2cf535f27731c974343645a3985328c0ffee42\" cached",
         "\"integrity\": \"sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC\"",
