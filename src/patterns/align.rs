@@ -292,12 +292,13 @@ fn gap(
         .zip(y[head..].iter().rev())
         .take_while(|(p, q)| keep(p, q))
         .count();
+    let (head, tail) = widen(a, &ra, b, &rb, head, tail);
     let (ra, rb) = (
         ra.start + head..ra.end - tail,
         rb.start + head..rb.end - tail,
     );
     let values = |t: &Tpl, r: &std::ops::Range<usize>| {
-        !r.is_empty() && t.valueish[r.clone()].iter().all(|&v| v)
+        !r.is_empty() && (r.start..r.end).all(|k| t.valueish[k] || joins_values(t, r, k))
     };
     let lone =
         |t: &Tpl, r: &std::ops::Range<usize>| r.len() == 1 && &*t.tokens[r.start] == WILDCARD;
@@ -345,6 +346,53 @@ fn gap(
         out.push(t, false, a.labels[ra.end + k]);
     }
     if varies { Gap::Lengths } else { Gap::Values }
+}
+
+/// How many shared tokens to keep at a gap's head and tail: all, unless that leaves one side
+/// empty while the other holds more, and the shared token next to the extra ones is a value
+/// (`<IP>:<*>` and `nginx - <IP>:<*>`, `5s` and `1m 5s`): then that token stays in the gap, so
+/// the gap reads as one value that takes more tokens on one side. An extra run next to a shared
+/// word (`from <IP>` and `from <IP> port <*>`), or one holding a `key=value` (`rhost=<*>` and
+/// `rhost=<*> user=<*>`), still leaves a side empty: a field present or absent.
+fn widen(
+    a: &Tpl,
+    ra: &std::ops::Range<usize>,
+    b: &Tpl,
+    rb: &std::ops::Range<usize>,
+    head: usize,
+    tail: usize,
+) -> (usize, usize) {
+    let (n, m) = (ra.len(), rb.len());
+    if n == m || head + tail < n.min(m) {
+        return (head, tail);
+    }
+    // A `key=value` names a field: one more of them is a field present or absent.
+    let keyed = |t: &Tpl, r: &std::ops::Range<usize>| {
+        t.tokens[r.clone()].iter().any(|x| key_of(x).is_some())
+    };
+    if keyed(a, ra) || keyed(b, rb) {
+        return (head, tail);
+    }
+    let value = |ka: usize, kb: usize| a.valueish[ka] && b.valueish[kb];
+    if tail > 0 && value(ra.end - tail, rb.end - tail) {
+        (head, tail - 1)
+    } else if head > 0 && value(ra.start + head - 1, rb.start + head - 1) {
+        (head - 1, tail)
+    } else {
+        (head, tail)
+    }
+}
+
+/// Bare punctuation of one or two characters between two values of a run (`nginx - <IP>:<*>`,
+/// `<*> -> <*>`): a separator inside one value. At a run's end it stays a constant marker.
+fn joins_values(t: &Tpl, r: &std::ops::Range<usize>, k: usize) -> bool {
+    let token = &t.tokens[k];
+    k > r.start
+        && k + 1 < r.end
+        && token.len() <= 2
+        && token.bytes().all(|b| b.is_ascii_punctuation())
+        && t.valueish[k - 1]
+        && t.valueish[k + 1]
 }
 
 /// Whether the record fields in two gap sides have the same names in the same order.
@@ -575,6 +623,53 @@ mod tests {
         assert_ne!(t[2], t[3]);
         assert_ne!(t[4], t[5]);
     }
+    #[test]
+    fn a_value_that_takes_more_tokens_before_a_shared_one_is_one_value() {
+        // A peer is `host:port` or `program - host:port`: the shared `host:port` stays in the
+        // gap, and the dash between two values is a separator inside the one value.
+        let mut lines: Vec<String> = Vec::new();
+        for (k, prog) in ["sshd", "cron", "nginx", "envoy", "haproxy"]
+            .iter()
+            .enumerate()
+        {
+            lines.push(format!("peer 10.0.{k}.1:80 joined pool east"));
+            lines.push(format!("peer {prog} - 10.0.{k}.2:443 joined pool east"));
+        }
+        lines.push("wait 5s before retry of job 3".into());
+        lines.push("wait 1m 5s before retry of job 4".into());
+        lines.push("wait 7s before retry of job 5".into());
+        lines.push("wait 2m 15s before retry of job 6".into());
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let t = templates(&refs);
+        assert!(t[..10].iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "peer <*> joined pool east");
+        assert!(t[10..].iter().all(|x| *x == t[10]), "{t:?}");
+    }
+
+    #[test]
+    fn an_extra_field_after_a_shared_word_or_key_stays_apart() {
+        // Next to a word, or as one more `key=value`, the extra tokens are a field present or
+        // absent: another event.
+        let t = templates(&[
+            "accepted from 10.0.0.1:22 now",
+            "accepted from 10.0.0.2:22 now",
+            "accepted from 10.0.0.3 port 22 now",
+            "accepted from 10.0.0.4 port 23 now",
+            "login refused; rhost=10.0.0.1",
+            "login refused; rhost=10.0.0.2",
+            "login refused; rhost=10.0.0.3 user=ann",
+            "login refused; rhost=10.0.0.4 user=bob",
+            "link up - 10.0.0.1:80 -",
+            "link up 10.0.0.2:80",
+        ]);
+        assert_eq!(t[0], t[1]);
+        assert_ne!(t[0], t[2]);
+        assert_eq!(t[4], t[5]);
+        assert_ne!(t[4], t[6]);
+        // A dash at a run's end is a marker, not a separator inside a value.
+        assert_ne!(t[8], t[9]);
+    }
+
     #[test]
     fn an_exception_message_after_a_masked_class_is_its_value() {
         // The class slot varies, so it prints `<*>:`; the message of any length belongs to it.
