@@ -576,7 +576,7 @@ fn render(slots: &[Slot], tokens: &[Box<str>]) -> (String, u64) {
             token
         };
         let wild = !label && is_value_only(t);
-        if wild && last_wild {
+        if wild && last_wild && !closes_group(&out[last..]) {
             // One value over several tokens: its opening punctuation, a mask, its closing one.
             let head = out[last..].find(WILDCARD).map_or(out.len(), |k| last + k);
             let tail = t.rfind(WILDCARD).map_or("", |k| &t[k + WILDCARD.len()..]);
@@ -597,6 +597,16 @@ fn render(slots: &[Slot], tokens: &[Box<str>]) -> (String, u64) {
         last_wild = wild;
     }
     (out, labels)
+}
+
+/// Whether a printed value token ends by closing a bracket (`<*>)`, `<*>]:`): the group its
+/// constants opened ends there (`(attempt <*> of <*>): <*>`), so a value after it is another
+/// value, not more of this one.
+fn closes_group(token: &str) -> bool {
+    let tail = token
+        .rfind(WILDCARD)
+        .map_or("", |k| &token[k + WILDCARD.len()..]);
+    tail.contains([')', ']', '}'])
 }
 
 /// A parameter token keeps the punctuation that opens or closes a quoted or bracketed group,
@@ -1189,6 +1199,37 @@ mod tests {
         // A placeholder is never folded into the value next to it.
         let (miner, ids) = fold(&["connect to <IP> 8080 refused"]);
         assert_eq!(miner.template(ids[0]), "connect to <IP> <*> refused");
+    }
+
+    #[test]
+    fn a_value_after_a_closed_group_stays_outside_it() {
+        // Two-word reasons vary position by position; printed as one run they would swallow
+        // the `):` that closes the group, and no longer read as the other lengths' template.
+        let reasons = [
+            "timed out",
+            "broken pipe",
+            "bad gateway",
+            "disk full",
+            "no route",
+            "refused",
+            "quota exceeded for tenant",
+        ];
+        let lines: Vec<String> = reasons
+            .iter()
+            .enumerate()
+            .map(|(k, r)| format!("retry job {k} (try {k} of 9): {r}"))
+            .collect();
+        let t = templates_of(&lines);
+        assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "retry job <*> (try <*> of <*>): <*>");
+        // A constant after the group still tells events apart.
+        let t = templates_of(&[
+            "retry job 1 (try 1 of 9): timed out",
+            "retry job 2 (try 2 of 9): timed out",
+            "retry job 3 (try 3 of 9): gave up",
+        ]);
+        assert_eq!(t[0], t[1]);
+        assert_ne!(t[0], t[2]);
     }
 
     #[test]
