@@ -298,7 +298,7 @@ fn gap(
         rb.start + head..rb.end - tail,
     );
     let values = |t: &Tpl, r: &std::ops::Range<usize>| {
-        !r.is_empty() && (r.start..r.end).all(|k| t.valueish[k] || joins_values(t, r, k))
+        !r.is_empty() && (r.start..r.end).all(|k| t.valueish[k] || joins_values(t, r, k, false))
     };
     let lone =
         |t: &Tpl, r: &std::ops::Range<usize>| r.len() == 1 && &*t.tokens[r.start] == WILDCARD;
@@ -319,7 +319,17 @@ fn gap(
         }
         return Gap::Values;
     }
-    if !values(a, &ra) || !values(b, &rb) {
+    // A word joined to a value by a separator (`nginx - <IP>:<*>`), against a slot the miner
+    // found variable: the value's longer form, whose first part the miner saw once.
+    let joined = |t: &Tpl, r: &std::ops::Range<usize>| {
+        r.len() >= 3
+            && word(t, &(r.start..r.start + 1))
+            && joins_values(t, &(r.start..r.end), r.start + 1, true)
+            && values(t, &(r.start + 2..r.end))
+    };
+    let a_values = values(a, &ra) || (lone(b, &rb) && joined(a, &ra));
+    let b_values = values(b, &rb) || (lone(a, &ra) && joined(b, &rb));
+    if !a_values || !b_values {
         return Gap::Constant;
     }
     let spans = |t: &Tpl, r: &std::ops::Range<usize>| t.spanning[r.clone()].iter().any(|&s| s);
@@ -383,15 +393,16 @@ fn widen(
     }
 }
 
-/// Bare punctuation of one or two characters between two values of a run (`nginx - <IP>:<*>`,
-/// `<*> -> <*>`): a separator inside one value. At a run's end it stays a constant marker.
-fn joins_values(t: &Tpl, r: &std::ops::Range<usize>, k: usize) -> bool {
+/// Bare punctuation of one or two characters between two values of a run (`<*> - <IP>:<*>`,
+/// `<*> -> <*>`), or after a word when `word_before` says so: a separator inside one value. At
+/// a run's end it stays a constant marker.
+fn joins_values(t: &Tpl, r: &std::ops::Range<usize>, k: usize, word_before: bool) -> bool {
     let token = &t.tokens[k];
     k > r.start
         && k + 1 < r.end
         && token.len() <= 2
         && token.bytes().all(|b| b.is_ascii_punctuation())
-        && t.valueish[k - 1]
+        && (word_before || t.valueish[k - 1])
         && t.valueish[k + 1]
 }
 
@@ -644,6 +655,34 @@ mod tests {
         assert!(t[..10].iter().all(|x| *x == t[0]), "{t:?}");
         assert_eq!(t[0], "peer <*> joined pool east");
         assert!(t[10..].iter().all(|x| *x == t[10]), "{t:?}");
+    }
+
+    #[test]
+    fn a_word_joined_to_a_value_is_that_value_where_the_slot_varies() {
+        // The slot after `from` varied (`<*>`) in the common lines; a rare line shows it as
+        // `program - host:port` with a program seen once, and a name of three words.
+        let mut lines: Vec<String> = Vec::new();
+        for k in 0..6 {
+            lines.push(format!("user \"u{k}\" signed in from 10.0.{k}.1:80"));
+            lines.push(format!(
+                "user \"Ann Lee\" signed in from tool{k} - 10.0.{k}.2:80"
+            ));
+        }
+        lines.push("user \"Ann Mary Lee\" signed in from sshd - 10.0.9.9:22".into());
+        // Without a slot found variable, a word before the separator is a constant.
+        for k in 0..3 {
+            lines.push(format!(
+                "disk read - 10.0.{k}.1:80 on dev {k} for part [a, b]"
+            ));
+            lines.push(format!(
+                "disk write - 10.0.{k}.1:80 on dev {k} for part [c]"
+            ));
+        }
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let t = templates(&refs);
+        assert!(t[..13].iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "user <*> signed in from <*>");
+        assert_ne!(t[13], t[14]);
     }
 
     #[test]
