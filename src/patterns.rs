@@ -570,7 +570,7 @@ fn render(slots: &[Slot], tokens: &[Box<str>]) -> (String, u64) {
         let t: &str = if label {
             "<*>:"
         } else if matches!(slot, Slot::Var) {
-            bound = bound_mask(token);
+            bound = keyed_mask(token).or_else(|| bound_mask(token));
             bound.as_deref().unwrap_or(WILDCARD)
         } else {
             token
@@ -597,6 +597,22 @@ fn render(slots: &[Slot], tokens: &[Box<str>]) -> (String, u64) {
         last_wild = wild;
     }
     (out, labels)
+}
+
+/// A parameter token `key=` that opens a bracket keeps its key and the bracket (`scopes=[read`
+/// is `scopes=[<*>`): the key names the field, the bracket opens a group `align` reads as one
+/// value, and a bare `<*>` would fold into the value before it. A quote after a key keeps
+/// masking whole: quotes in `key="…"` lists are often unbalanced.
+fn keyed_mask(token: &str) -> Option<String> {
+    let (key, value) = token.split_once('=')?;
+    let word = !key.is_empty()
+        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && key.bytes().any(|b| b.is_ascii_alphabetic());
+    if !word || !value.starts_with(['[', '(', '{']) {
+        return None;
+    }
+    let masked = bound_mask(value).unwrap_or_else(|| WILDCARD.to_string());
+    Some(format!("{key}={masked}"))
 }
 
 /// Whether a printed value token ends by closing a bracket (`<*>)`, `<*>]:`): the group its
@@ -1230,6 +1246,16 @@ mod tests {
         ]);
         assert_eq!(t[0], t[1]);
         assert_ne!(t[0], t[2]);
+    }
+
+    #[test]
+    fn a_key_that_opens_a_bracket_keeps_its_key_when_masked() {
+        assert_eq!(keyed_mask("scopes=[read").as_deref(), Some("scopes=[<*>"));
+        assert_eq!(keyed_mask("opts=(a,").as_deref(), Some("opts=(<*>,"));
+        // A plain value, a quote (often unbalanced in `key="…"` lists), no key: masked whole.
+        assert_eq!(keyed_mask("user=root"), None);
+        assert_eq!(keyed_mask("tag=\"Audio"), None);
+        assert_eq!(keyed_mask("=[read"), None);
     }
 
     #[test]

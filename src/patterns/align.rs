@@ -13,7 +13,7 @@
 //! already found variable). Values are tokens holding a mask, a placeholder or a digit, dotted
 //! names, paths, `key=value` pairs, names joined by `-` or `@` (`db-primary`, `bob@mq-east`:
 //! hosts and identities, seldom an event's constant), the words of a quoted or bracketed
-//! group, the items of a comma-separated list, a whole SQL statement, and the message after a qualified type's `Name:` (or after
+//! group (a bracket may open right after a key: `scopes=[read write]`), the items of a comma-separated list, a whole SQL statement, and the message after a qualified type's `Name:` (or after
 //! the `<*>:` the miner prints for such a label once its slot varies), or a statement whose
 //! clauses are masked (`SELECT <*>`). Each gap becomes one `<*>`. One plain word against a
 //! lone `<*>` (a slot the miner found variable at another length) is read as a value of that
@@ -542,8 +542,13 @@ pub(super) fn is_qualified_label(t: &str) -> bool {
 /// The last token of the quoted or bracketed group that opens at token `i`, if it closes
 /// within [`MAX_GROUP`] tokens.
 fn group_end(tokens: &[Box<str>], i: usize) -> Option<usize> {
-    let first = tokens[i].as_bytes();
-    let open = *first.first()?;
+    let token = &*tokens[i];
+    // A bracket may open right after a key: `scopes=[read`.
+    let body = match (key_of(token), token.find('=')) {
+        (Some(_), Some(k)) if token[k + 1..].starts_with(['[', '(', '{']) => &token[k + 1..],
+        _ => token,
+    };
+    let open = *body.as_bytes().first()?;
     let close = match open {
         b'"' => b'"',
         b'\'' => b'\'',
@@ -683,6 +688,25 @@ mod tests {
         assert!(t[..13].iter().all(|x| *x == t[0]), "{t:?}");
         assert_eq!(t[0], "user <*> signed in from <*>");
         assert_ne!(t[13], t[14]);
+    }
+
+    #[test]
+    fn a_bracket_opened_after_a_key_is_a_group() {
+        let texts: Vec<Box<str>> = [
+            "grant for <*> scopes=[<*> <*> admin <*>]",
+            "grant for <*>",
+            "grant for <*> scopes=[<*> admin] now",
+            "grant for <*> roles=[<*> admin] now",
+        ]
+        .iter()
+        .map(|&t| t.into())
+        .collect();
+        let m = super::merge(&texts, &[]);
+        // The words inside `scopes=[…]` are the list's values, against a slot that varied.
+        assert_eq!(m.of[0], m.of[1]);
+        assert_eq!(&*m.texts[m.of[0] as usize], "grant for <*>");
+        // Two keys in one position are two fields.
+        assert_ne!(m.of[2], m.of[3]);
     }
 
     #[test]
