@@ -52,7 +52,8 @@
 //! benchmark (average grouping accuracy about 0.97 over its 16 systems, 0.98 on its corrected
 //! truth), with no per-source rule. Messages of different token counts, after the folding
 //! above, never share a cluster, so a parameter of several plain words still splits its event
-//! by length (softened by printing a run of `<*>` as one); a
+//! by length (softened by printing a run of `<*>` as one, up to a value that closes a bracket:
+//! `(attempt <*> of <*>): <*>` keeps its `):`); a
 //! slot that shows only two to four distinct words is read as meaningful unless the same
 //! words fill a slot of another template too (see `spans`), which sometimes splits what a
 //! human would call one event. Memory is bounded: at most [`MAX_CLUSTERS`]

@@ -17,10 +17,13 @@
 //! the `<*>:` the miner prints for such a label once its slot varies), or a statement whose
 //! clauses are masked (`SELECT <*>`). Each gap becomes one `<*>`. One plain word against a
 //! lone `<*>` (a slot the miner found variable at another length) is read as a value of that
-//! slot, but counts only when another gap differs in length: alone it is no evidence. An empty
-//! side (a field present or absent), bare punctuation (`****`), two different keys in
-//! one position, and records (`{…}`) with other field names keep events apart: Loghub's
-//! labels count each as an event of its own. Templates are folded greedily, in order, into the
+//! slot, but counts only when another gap differs in length: alone it is no evidence. A word
+//! joined to values by a separator (`nginx - <IP>:<*>`) against a lone `<*>` is that slot's
+//! longer value. An empty side (a field present or absent), bare punctuation (`****`) but
+//! between two values (`<*> - <IP>:<*>`), two different keys in one position, and records
+//! (`{…}`) with other field names keep events apart: Loghub's labels count each as an event of
+//! its own. A side is not left empty when the shared token next to the extra ones is a value
+//! (`<IP>:<*>` and `nginx - <IP>:<*>`, `5s` and `1m 5s`): that token stays in the gap. Templates are folded greedily, in order, into the
 //! first representative they unify with, and representatives are then unified with each other
 //! until nothing changes, so a template only ever generalizes.
 //!
