@@ -52,7 +52,8 @@
 //! benchmark (average grouping accuracy about 0.97 over its 16 systems, 0.98 on its corrected
 //! truth), with no per-source rule. Messages of different token counts, after the folding
 //! above, never share a cluster, so a parameter of several plain words still splits its event
-//! by length (softened by printing a run of `<*>` as one); a
+//! by length (softened by printing a run of `<*>` as one, up to a value that closes a bracket:
+//! `(attempt <*> of <*>): <*>` keeps its `):`); a
 //! slot that shows only two to four distinct words is read as meaningful unless the same
 //! words fill a slot of another template too (see `spans`), which sometimes splits what a
 //! human would call one event. Memory is bounded: at most [`MAX_CLUSTERS`]
@@ -570,13 +571,13 @@ fn render(slots: &[Slot], tokens: &[Box<str>]) -> (String, u64) {
         let t: &str = if label {
             "<*>:"
         } else if matches!(slot, Slot::Var) {
-            bound = bound_mask(token);
+            bound = keyed_mask(token).or_else(|| bound_mask(token));
             bound.as_deref().unwrap_or(WILDCARD)
         } else {
             token
         };
         let wild = !label && is_value_only(t);
-        if wild && last_wild {
+        if wild && last_wild && !closes_group(&out[last..]) {
             // One value over several tokens: its opening punctuation, a mask, its closing one.
             let head = out[last..].find(WILDCARD).map_or(out.len(), |k| last + k);
             let tail = t.rfind(WILDCARD).map_or("", |k| &t[k + WILDCARD.len()..]);
@@ -597,6 +598,32 @@ fn render(slots: &[Slot], tokens: &[Box<str>]) -> (String, u64) {
         last_wild = wild;
     }
     (out, labels)
+}
+
+/// A parameter token `key=` that opens a bracket keeps its key and the bracket (`scopes=[read`
+/// is `scopes=[<*>`): the key names the field, the bracket opens a group `align` reads as one
+/// value, and a bare `<*>` would fold into the value before it. A quote after a key keeps
+/// masking whole: quotes in `key="…"` lists are often unbalanced.
+fn keyed_mask(token: &str) -> Option<String> {
+    let (key, value) = token.split_once('=')?;
+    let word = !key.is_empty()
+        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && key.bytes().any(|b| b.is_ascii_alphabetic());
+    if !word || !value.starts_with(['[', '(', '{']) {
+        return None;
+    }
+    let masked = bound_mask(value).unwrap_or_else(|| WILDCARD.to_string());
+    Some(format!("{key}={masked}"))
+}
+
+/// Whether a printed value token ends by closing a bracket (`<*>)`, `<*>]:`): the group its
+/// constants opened ends there (`(attempt <*> of <*>): <*>`), so a value after it is another
+/// value, not more of this one.
+fn closes_group(token: &str) -> bool {
+    let tail = token
+        .rfind(WILDCARD)
+        .map_or("", |k| &token[k + WILDCARD.len()..]);
+    tail.contains([')', ']', '}'])
 }
 
 /// A parameter token keeps the punctuation that opens or closes a quoted or bracketed group,
@@ -1189,6 +1216,47 @@ mod tests {
         // A placeholder is never folded into the value next to it.
         let (miner, ids) = fold(&["connect to <IP> 8080 refused"]);
         assert_eq!(miner.template(ids[0]), "connect to <IP> <*> refused");
+    }
+
+    #[test]
+    fn a_value_after_a_closed_group_stays_outside_it() {
+        // Two-word reasons vary position by position; printed as one run they would swallow
+        // the `):` that closes the group, and no longer read as the other lengths' template.
+        let reasons = [
+            "timed out",
+            "broken pipe",
+            "bad gateway",
+            "disk full",
+            "no route",
+            "refused",
+            "quota exceeded for tenant",
+        ];
+        let lines: Vec<String> = reasons
+            .iter()
+            .enumerate()
+            .map(|(k, r)| format!("retry job {k} (try {k} of 9): {r}"))
+            .collect();
+        let t = templates_of(&lines);
+        assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "retry job <*> (try <*> of <*>): <*>");
+        // A constant after the group still tells events apart.
+        let t = templates_of(&[
+            "retry job 1 (try 1 of 9): timed out",
+            "retry job 2 (try 2 of 9): timed out",
+            "retry job 3 (try 3 of 9): gave up",
+        ]);
+        assert_eq!(t[0], t[1]);
+        assert_ne!(t[0], t[2]);
+    }
+
+    #[test]
+    fn a_key_that_opens_a_bracket_keeps_its_key_when_masked() {
+        assert_eq!(keyed_mask("scopes=[read").as_deref(), Some("scopes=[<*>"));
+        assert_eq!(keyed_mask("opts=(a,").as_deref(), Some("opts=(<*>,"));
+        // A plain value, a quote (often unbalanced in `key="…"` lists), no key: masked whole.
+        assert_eq!(keyed_mask("user=root"), None);
+        assert_eq!(keyed_mask("tag=\"Audio"), None);
+        assert_eq!(keyed_mask("=[read"), None);
     }
 
     #[test]

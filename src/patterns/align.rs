@@ -13,14 +13,17 @@
 //! already found variable). Values are tokens holding a mask, a placeholder or a digit, dotted
 //! names, paths, `key=value` pairs, names joined by `-` or `@` (`db-primary`, `bob@mq-east`:
 //! hosts and identities, seldom an event's constant), the words of a quoted or bracketed
-//! group, the items of a comma-separated list, a whole SQL statement, and the message after a qualified type's `Name:` (or after
+//! group (a bracket may open right after a key: `scopes=[read write]`), the items of a comma-separated list, a whole SQL statement, and the message after a qualified type's `Name:` (or after
 //! the `<*>:` the miner prints for such a label once its slot varies), or a statement whose
 //! clauses are masked (`SELECT <*>`). Each gap becomes one `<*>`. One plain word against a
 //! lone `<*>` (a slot the miner found variable at another length) is read as a value of that
-//! slot, but counts only when another gap differs in length: alone it is no evidence. An empty
-//! side (a field present or absent), bare punctuation (`****`), two different keys in
-//! one position, and records (`{…}`) with other field names keep events apart: Loghub's
-//! labels count each as an event of its own. Templates are folded greedily, in order, into the
+//! slot, but counts only when another gap differs in length: alone it is no evidence. A word
+//! joined to values by a separator (`nginx - <IP>:<*>`) against a lone `<*>` is that slot's
+//! longer value. An empty side (a field present or absent), bare punctuation (`****`) but
+//! between two values (`<*> - <IP>:<*>`), two different keys in one position, and records
+//! (`{…}`) with other field names keep events apart: Loghub's labels count each as an event of
+//! its own. A side is not left empty when the shared token next to the extra ones is a value
+//! (`<IP>:<*>` and `nginx - <IP>:<*>`, `5s` and `1m 5s`): that token stays in the gap. Templates are folded greedily, in order, into the
 //! first representative they unify with, and representatives are then unified with each other
 //! until nothing changes, so a template only ever generalizes.
 //!
@@ -292,12 +295,13 @@ fn gap(
         .zip(y[head..].iter().rev())
         .take_while(|(p, q)| keep(p, q))
         .count();
+    let (head, tail) = widen(a, &ra, b, &rb, head, tail);
     let (ra, rb) = (
         ra.start + head..ra.end - tail,
         rb.start + head..rb.end - tail,
     );
     let values = |t: &Tpl, r: &std::ops::Range<usize>| {
-        !r.is_empty() && t.valueish[r.clone()].iter().all(|&v| v)
+        !r.is_empty() && (r.start..r.end).all(|k| t.valueish[k] || joins_values(t, r, k, false))
     };
     let lone =
         |t: &Tpl, r: &std::ops::Range<usize>| r.len() == 1 && &*t.tokens[r.start] == WILDCARD;
@@ -318,7 +322,17 @@ fn gap(
         }
         return Gap::Values;
     }
-    if !values(a, &ra) || !values(b, &rb) {
+    // A word joined to a value by a separator (`nginx - <IP>:<*>`), against a slot the miner
+    // found variable: the value's longer form, whose first part the miner saw once.
+    let joined = |t: &Tpl, r: &std::ops::Range<usize>| {
+        r.len() >= 3
+            && word(t, &(r.start..r.start + 1))
+            && joins_values(t, &(r.start..r.end), r.start + 1, true)
+            && values(t, &(r.start + 2..r.end))
+    };
+    let a_values = values(a, &ra) || (lone(b, &rb) && joined(a, &ra));
+    let b_values = values(b, &rb) || (lone(a, &ra) && joined(b, &rb));
+    if !a_values || !b_values {
         return Gap::Constant;
     }
     let spans = |t: &Tpl, r: &std::ops::Range<usize>| t.spanning[r.clone()].iter().any(|&s| s);
@@ -345,6 +359,54 @@ fn gap(
         out.push(t, false, a.labels[ra.end + k]);
     }
     if varies { Gap::Lengths } else { Gap::Values }
+}
+
+/// How many shared tokens to keep at a gap's head and tail: all, unless that leaves one side
+/// empty while the other holds more, and the shared token next to the extra ones is a value
+/// (`<IP>:<*>` and `nginx - <IP>:<*>`, `5s` and `1m 5s`): then that token stays in the gap, so
+/// the gap reads as one value that takes more tokens on one side. An extra run next to a shared
+/// word (`from <IP>` and `from <IP> port <*>`), or one holding a `key=value` (`rhost=<*>` and
+/// `rhost=<*> user=<*>`), still leaves a side empty: a field present or absent.
+fn widen(
+    a: &Tpl,
+    ra: &std::ops::Range<usize>,
+    b: &Tpl,
+    rb: &std::ops::Range<usize>,
+    head: usize,
+    tail: usize,
+) -> (usize, usize) {
+    let (n, m) = (ra.len(), rb.len());
+    if n == m || head + tail < n.min(m) {
+        return (head, tail);
+    }
+    // A `key=value` names a field: one more of them is a field present or absent.
+    let keyed = |t: &Tpl, r: &std::ops::Range<usize>| {
+        t.tokens[r.clone()].iter().any(|x| key_of(x).is_some())
+    };
+    if keyed(a, ra) || keyed(b, rb) {
+        return (head, tail);
+    }
+    let value = |ka: usize, kb: usize| a.valueish[ka] && b.valueish[kb];
+    if tail > 0 && value(ra.end - tail, rb.end - tail) {
+        (head, tail - 1)
+    } else if head > 0 && value(ra.start + head - 1, rb.start + head - 1) {
+        (head - 1, tail)
+    } else {
+        (head, tail)
+    }
+}
+
+/// Bare punctuation of one or two characters between two values of a run (`<*> - <IP>:<*>`,
+/// `<*> -> <*>`), or after a word when `word_before` says so: a separator inside one value. At
+/// a run's end it stays a constant marker.
+fn joins_values(t: &Tpl, r: &std::ops::Range<usize>, k: usize, word_before: bool) -> bool {
+    let token = &t.tokens[k];
+    k > r.start
+        && k + 1 < r.end
+        && token.len() <= 2
+        && token.bytes().all(|b| b.is_ascii_punctuation())
+        && (word_before || t.valueish[k - 1])
+        && t.valueish[k + 1]
 }
 
 /// Whether the record fields in two gap sides have the same names in the same order.
@@ -483,8 +545,13 @@ pub(super) fn is_qualified_label(t: &str) -> bool {
 /// The last token of the quoted or bracketed group that opens at token `i`, if it closes
 /// within [`MAX_GROUP`] tokens.
 fn group_end(tokens: &[Box<str>], i: usize) -> Option<usize> {
-    let first = tokens[i].as_bytes();
-    let open = *first.first()?;
+    let token = &*tokens[i];
+    // A bracket may open right after a key: `scopes=[read`.
+    let body = match (key_of(token), token.find('=')) {
+        (Some(_), Some(k)) if token[k + 1..].starts_with(['[', '(', '{']) => &token[k + 1..],
+        _ => token,
+    };
+    let open = *body.as_bytes().first()?;
     let close = match open {
         b'"' => b'"',
         b'\'' => b'\'',
@@ -575,6 +642,100 @@ mod tests {
         assert_ne!(t[2], t[3]);
         assert_ne!(t[4], t[5]);
     }
+    #[test]
+    fn a_value_that_takes_more_tokens_before_a_shared_one_is_one_value() {
+        // A peer is `host:port` or `program - host:port`: the shared `host:port` stays in the
+        // gap, and the dash between two values is a separator inside the one value.
+        let mut lines: Vec<String> = Vec::new();
+        for (k, prog) in ["sshd", "cron", "nginx", "envoy", "haproxy"]
+            .iter()
+            .enumerate()
+        {
+            lines.push(format!("peer 10.0.{k}.1:80 joined pool east"));
+            lines.push(format!("peer {prog} - 10.0.{k}.2:443 joined pool east"));
+        }
+        lines.push("wait 5s before retry of job 3".into());
+        lines.push("wait 1m 5s before retry of job 4".into());
+        lines.push("wait 7s before retry of job 5".into());
+        lines.push("wait 2m 15s before retry of job 6".into());
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let t = templates(&refs);
+        assert!(t[..10].iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "peer <*> joined pool east");
+        assert!(t[10..].iter().all(|x| *x == t[10]), "{t:?}");
+    }
+
+    #[test]
+    fn a_word_joined_to_a_value_is_that_value_where_the_slot_varies() {
+        // The slot after `from` varied (`<*>`) in the common lines; a rare line shows it as
+        // `program - host:port` with a program seen once, and a name of three words.
+        let mut lines: Vec<String> = Vec::new();
+        for k in 0..6 {
+            lines.push(format!("user \"u{k}\" signed in from 10.0.{k}.1:80"));
+            lines.push(format!(
+                "user \"Ann Lee\" signed in from tool{k} - 10.0.{k}.2:80"
+            ));
+        }
+        lines.push("user \"Ann Mary Lee\" signed in from sshd - 10.0.9.9:22".into());
+        // Without a slot found variable, a word before the separator is a constant.
+        for k in 0..3 {
+            lines.push(format!(
+                "disk read - 10.0.{k}.1:80 on dev {k} for part [a, b]"
+            ));
+            lines.push(format!(
+                "disk write - 10.0.{k}.1:80 on dev {k} for part [c]"
+            ));
+        }
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let t = templates(&refs);
+        assert!(t[..13].iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "user <*> signed in from <*>");
+        assert_ne!(t[13], t[14]);
+    }
+
+    #[test]
+    fn a_bracket_opened_after_a_key_is_a_group() {
+        let texts: Vec<Box<str>> = [
+            "grant for <*> scopes=[<*> <*> admin <*>]",
+            "grant for <*>",
+            "grant for <*> scopes=[<*> admin] now",
+            "grant for <*> roles=[<*> admin] now",
+        ]
+        .iter()
+        .map(|&t| t.into())
+        .collect();
+        let m = super::merge(&texts, &[]);
+        // The words inside `scopes=[…]` are the list's values, against a slot that varied.
+        assert_eq!(m.of[0], m.of[1]);
+        assert_eq!(&*m.texts[m.of[0] as usize], "grant for <*>");
+        // Two keys in one position are two fields.
+        assert_ne!(m.of[2], m.of[3]);
+    }
+
+    #[test]
+    fn an_extra_field_after_a_shared_word_or_key_stays_apart() {
+        // Next to a word, or as one more `key=value`, the extra tokens are a field present or
+        // absent: another event.
+        let t = templates(&[
+            "accepted from 10.0.0.1:22 now",
+            "accepted from 10.0.0.2:22 now",
+            "accepted from 10.0.0.3 port 22 now",
+            "accepted from 10.0.0.4 port 23 now",
+            "login refused; rhost=10.0.0.1",
+            "login refused; rhost=10.0.0.2",
+            "login refused; rhost=10.0.0.3 user=ann",
+            "login refused; rhost=10.0.0.4 user=bob",
+            "link up - 10.0.0.1:80 -",
+            "link up 10.0.0.2:80",
+        ]);
+        assert_eq!(t[0], t[1]);
+        assert_ne!(t[0], t[2]);
+        assert_eq!(t[4], t[5]);
+        assert_ne!(t[4], t[6]);
+        // A dash at a run's end is a marker, not a separator inside a value.
+        assert_ne!(t[8], t[9]);
+    }
+
     #[test]
     fn an_exception_message_after_a_masked_class_is_its_value() {
         // The class slot varies, so it prints `<*>:`; the message of any length belongs to it.

@@ -32,7 +32,9 @@
 //! under every task of one event). A set that recurs across messages that otherwise differ
 //! is a parameter's domain; a word that names an event changes with the rest of the message,
 //! so its set shows up in one context only. A pair never counts: `opened`/`closed` crossed
-//! with three users recurs too, and stays two events. A template takes every qualifying span
+//! with three users recurs too, and stays two events; nor do two pairs crossed (`granted from`,
+//! `denied from`, `granted from kiosk -`, `denied from kiosk -`): a domain's fillers must show
+//! three words at their start or at their end. A template takes every qualifying span
 //! that does not overlap a narrower one, so two domains crossed in one event (a queue and a
 //! task) are both read in the round that still shows the two.
 //!
@@ -132,7 +134,9 @@ impl Context {
         // share their first or last word (`TrustedInstaller initialization.`, `… finalization.`)
         // are constants around a common one.
         let ends = |d: &Distinct| usize::from(d.len) >= DOMAIN_SHARED;
-        let domain = self.domain && (!self.open || (ends(&self.firsts) && ends(&self.lasts)));
+        let domain = self.domain
+            && (ends(&self.firsts) || ends(&self.lasts))
+            && (!self.open || (ends(&self.firsts) && ends(&self.lasts)));
         // Fillers that each hold about one message: a value seen once each, not the constants of
         // events, which repeat (`job cleanup|sync|report` over dozens of lines stays three).
         let distinct = 1 + self.fillers.len() as u64;
@@ -570,6 +574,31 @@ mod tests {
                 "replica <*> lag check failed"
             };
             assert_eq!(t[k], want, "{line}");
+        }
+    }
+
+    #[test]
+    fn two_pairs_crossed_are_no_domain() {
+        // `granted`/`denied` crossed with a field present or absent gives four fillers that
+        // recur under every gate, but they start with two words and end with two: two pairs,
+        // not a parameter's set of values. The gates, three words at both ends, are one.
+        let mut lines = Vec::new();
+        for verdict in ["granted", "denied"] {
+            for kiosk in ["", "lobby - "] {
+                for (k, gate) in ["north", "south", "east"].iter().enumerate() {
+                    lines.push(format!("badge {verdict} at {kiosk}10.0.{k}.1 gate {gate}"));
+                }
+            }
+        }
+        let t = templates(&lines);
+        for (k, line) in lines.iter().enumerate() {
+            assert!(t[k].ends_with("gate <*>"), "{line}: {}", t[k]);
+            let verdict = if line.contains("granted") {
+                "granted"
+            } else {
+                "denied"
+            };
+            assert!(t[k].contains(verdict), "{line}: {}", t[k]);
         }
     }
 
