@@ -84,7 +84,7 @@ fn host_apart(s: &str, start: usize, end: usize) -> bool {
         && !is_package_name(name)
         && !(in_path(s, start) && name.split('.').count() == 2 && !is_internal_name(name))
         && !is_facility_level(name)
-        && !(names_public_content(s, start) && !is_internal_name(name))
+        && (!names_public_content(s, start) || is_internal_name(name))
 }
 
 /// Whether a name says it is inside a network: an internal label anywhere or an internal
