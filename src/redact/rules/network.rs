@@ -613,6 +613,8 @@ pub(crate) static HOST_KEY: Rule = Rule {
     placeholder: HOST,
     description: "The value of a host or node key (host=db01, nodeName: worker-3a, devname=\"fw-02\", an Azure AccountName, `hostname web-03`) that holds letters and digits.",
     keywords: &[
+        // A machine account: `CORP\WS-0442$`.
+        "$",
         "host",
         "node",
         "server",
@@ -1125,7 +1127,7 @@ static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?m:^)([A-Za-z0-9][A-Za-z0-9_.\-]*)[ \t]+:[ \t]+ok=[0-9]+[ \t]+changed=",
         // A DHCP client's name after its MAC address (ISC's `from 3c:52:82:1a:9f:00 (ws-12)
         // via`, dnsmasq's and RouterOS's name ending the line).
-        r"|(?i-u:[0-9a-f]{2}(?::[0-9a-f]{2}){5})[ \t]+\(?([A-Za-z][A-Za-z0-9\-]{1,62})\)?(?:[ \t]+via|[ \t]*(?m:$))",
+        r"|(?i-u:dhcp)[^\r\n]*?(?i-u:[0-9a-f]{2}(?::[0-9a-f]{2}){5})[ \t]+\(?([A-Za-z][A-Za-z0-9\-]{1,62})\)?(?:[ \t]+via|[ \t]*(?m:$))",
         // A name in DNS's wire form, as Windows' DNS debug log prints it: `(6)db-03(4)corp(0)`.
         r"|\([0-9]{1,2}\)([A-Za-z0-9\-]+(?:\([0-9]{1,2}\)[A-Za-z0-9\-]+)+)\(0\)",
     ))

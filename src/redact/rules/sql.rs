@@ -180,13 +180,19 @@ fn shapes_query(s: &str, i: usize) -> bool {
             .trim_end(),
         None => head,
     };
-    let word = head
+    last_word_is(
+        head,
+        &["limit", "offset", "top", "first", "next", "interval"],
+    )
+}
+
+/// Whether the last run of letters of `text` is one of `words`, in any case.
+fn last_word_is(text: &str, words: &[&str]) -> bool {
+    let word = text
         .rsplit(|c: char| !c.is_ascii_alphabetic())
         .next()
         .unwrap_or("");
-    ["limit", "offset", "top", "first", "next", "interval"]
-        .iter()
-        .any(|w| word.eq_ignore_ascii_case(w))
+    words.iter().any(|w| word.eq_ignore_ascii_case(w))
 }
 
 /// `42`, `3.14`, `1e9`: a numeric literal and nothing else (`10ms`, `t1`, `1.2.3` are not).
@@ -215,15 +221,7 @@ fn sql_value_position(s: &str, quote: usize) -> bool {
     }
     match before.bytes().last() {
         Some(b'=' | b'<' | b'>' | b'(' | b',') => true,
-        Some(_) => {
-            let word = before
-                .rsplit(|ch: char| !ch.is_ascii_alphabetic())
-                .next()
-                .unwrap_or("");
-            ["like", "in", "values", "then", "else", "regexp"]
-                .iter()
-                .any(|w| word.eq_ignore_ascii_case(w))
-        }
+        Some(_) => last_word_is(before, &["like", "in", "values", "then", "else", "regexp"]),
         None => false,
     }
 }
