@@ -746,13 +746,30 @@ fn is_reference(s: &str, value: &str, end: usize) -> bool {
 }
 
 /// A PowerShell cmdlet's name: `Verb-Noun`, each capitalized (`ConvertTo-SecureString`).
+///
+/// The verb is one of PowerShell's approved verbs that return a value a secret is built with:
+/// a value such as `Qw3rTy-Client` is a password, not a cmdlet (a fuzz find: the quoted word
+/// after it was taken for the secret, and the password stayed).
 fn is_cmdlet(v: &str) -> bool {
+    const VERBS: [&str; 12] = [
+        "ConvertTo",
+        "ConvertFrom",
+        "Get",
+        "Read",
+        "New",
+        "Import",
+        "Export",
+        "Protect",
+        "Unprotect",
+        "Select",
+        "Invoke",
+        "Set",
+    ];
     v.split_once('-').is_some_and(|(verb, noun)| {
-        [verb, noun].iter().all(|w| {
-            w.len() >= 2
-                && w.starts_with(|c: char| c.is_ascii_uppercase())
-                && w.bytes().all(|b| b.is_ascii_alphanumeric())
-        })
+        VERBS.contains(&verb)
+            && noun.len() >= 2
+            && noun.starts_with(|c: char| c.is_ascii_uppercase())
+            && noun.bytes().all(|b| b.is_ascii_alphanumeric())
     })
 }
 
