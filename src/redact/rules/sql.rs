@@ -676,11 +676,10 @@ fn bound_collection(s: &str, open: usize, line_end: usize, e: &mut Edit<'_>, hit
                 let end = quoted_end(b, i, q).min(line_end);
                 let after = s[end..line_end].trim_start_matches([' ', '\t']);
                 let key = after.starts_with(':') || after.starts_with("=>");
-                if !key
-                    && end > i + 1
-                    && !is_inert_bound(&s[i + 1..end - 1])
-                    && e.replace(i, end, STR)
-                {
+                // An unclosed quote ends at the line's end, which may follow a character of
+                // several bytes: its inside is read only where it is a string's (a fuzz find).
+                let inside = s.get(i + 1..end.saturating_sub(1)).unwrap_or_default();
+                if !key && end > i + 1 && !is_inert_bound(inside) && e.replace(i, end, STR) {
                     *hits += 1;
                 }
                 i = end.max(i + 1);
