@@ -122,7 +122,10 @@ fn open_after(before: Open, line: &str) -> Open {
     if t.trim_end().ends_with(SMTP_PASSWORD_PROMPT) {
         return Open::Element(SMTP_PASSWORD_PROMPT.to_owned());
     }
+    // A header's columns stand apart: two blanks or a tab somewhere.
     if t.len() <= MAX_PREFIX
+        && (memchr::memmem::find(t.as_bytes(), b"  ").is_some()
+            || memchr::memchr(b'\t', t.as_bytes()).is_some())
         && HEADER_WORDS.find(t.as_bytes()).is_some()
         && !tables::header_columns(t).is_empty()
     {

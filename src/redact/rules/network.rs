@@ -280,22 +280,29 @@ const INTERNAL_LABELS: [&str; 8] = [
 /// `bucket.storage.googleapis.com`, `res.openai.azure.com`), which stay hosts.
 pub(crate) fn is_public_host(name: &str) -> bool {
     let name = name.trim_end_matches('.');
-    let labels: Vec<&str> = name.split('.').collect();
-    let internal = labels
-        .iter()
-        .any(|l| INTERNAL_LABELS.iter().any(|i| l.eq_ignore_ascii_case(i)));
+    let count = name.split('.').count();
+    let internal = || {
+        name.split('.')
+            .any(|l| INTERNAL_LABELS.iter().any(|i| l.eq_ignore_ascii_case(i)))
+    };
     // A `www.` name is a public web site, and so is one under a public hosting domain; an AWS
     // service's regional endpoint (`iot.eu-central-1.amazonaws.com`) is AWS's.
-    if !internal
-        && ((labels.len() == 3 && labels[0].eq_ignore_ascii_case("www"))
-            || labels.len() >= 3
-                && PUBLIC_HOSTING
-                    .iter()
-                    .any(|d| ends_with_ci(name, d) && name.len() > d.len()))
+    if count >= 3
+        && ((count == 3
+            && name
+                .get(..4)
+                .is_some_and(|w| w.eq_ignore_ascii_case("www.")))
+            || PUBLIC_HOSTING
+                .iter()
+                .any(|d| ends_with_ci(name, d) && name.len() > d.len()))
+        && !internal()
     {
         return true;
     }
-    if labels.len() == 4 && ends_with_ci(name, ".amazonaws.com") && is_aws_region(labels[1]) {
+    if count == 4
+        && ends_with_ci(name, ".amazonaws.com")
+        && name.split('.').nth(1).is_some_and(is_aws_region)
+    {
         return true;
     }
     let bytes = name.as_bytes();

@@ -150,6 +150,18 @@ fn table_row(
 /// Every row's values of `kind`, each row read under the header above it; a blank line ends a
 /// table.
 fn pass_table(s: &str, kind: Column, placeholder: &str, hits: &mut u32) -> Option<String> {
+    // A header names its column in capitals: most messages the keywords open hold none.
+    let words: &[&str] = match kind {
+        Column::Pid => &["PID", "TID", "LWP", "Id"],
+        Column::Pod => &["CONTAINER", "POD", "NAMES"],
+        Column::Host => &["NODE", "HOST"],
+    };
+    if !words
+        .iter()
+        .any(|w| memchr::memmem::find(s.as_bytes(), w.as_bytes()).is_some())
+    {
+        return None;
+    }
     let mut e = Edit::new(s);
     let mut cols: Vec<(usize, usize, Column)> = Vec::new();
     let mut offset = 0;
