@@ -183,8 +183,7 @@ pub(crate) fn byte_before(s: &str, i: usize) -> Option<u8> {
 /// (`\nCommit:`, `\tghcr.io`), and a rule that judges the word by its letters must skip it.
 pub(crate) fn escaped_letter(s: &str, i: usize) -> bool {
     let b = s.as_bytes();
-    matches!(b.get(i), Some(b'n' | b't' | b'r'))
-        && b[..i].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1
+    matches!(b.get(i), Some(b'n' | b't' | b'r')) && escaped_at(b, i)
 }
 
 /// Where the line holding `i` starts, a line break escaped in the text (`\n`) ending a line
