@@ -112,13 +112,8 @@ fn in_path(s: &str, start: usize) -> bool {
     let b = s.as_bytes();
     start >= 2
         && b[start - 1] == b'/'
-        && b[start - 2] != b'/'
-        && b[start - 2] != b':'
+        && !matches!(b[start - 2], b'/' | b':' | b'"' | b'\'' | b'(' | b'[')
         && !b[start - 2].is_ascii_whitespace()
-        && b[start - 2] != b'"'
-        && b[start - 2] != b'\''
-        && b[start - 2] != b'('
-        && b[start - 2] != b'['
 }
 
 /// Whether the name at `start` stands where a tool names public content rather than a
@@ -449,6 +444,14 @@ pub(crate) static FQDN: Rule = Rule {
         ),
     ],
     negatives: &[
+        // Public content, not machines: a web site, project pages, an AWS regional endpoint, an,
+        // XML namespace, a link to open, an API group, a path's step, a bundle id, a facility.,
+        "CN = www.digicert.com, endpoint=iot.eu-central-1.amazonaws.com",
+        "see: https://openzfs.github.io/openzfs-docs/msg/ZFS-8000-4J",
+        "<rpc-reply xmlns:junos=\"http://xml.juniper.net/junos/22.4R0/junos\">",
+        "\"controllerGroup\":\"kustomize.toolkit.fluxcd.io\"",
+        "signed /Users/runner/Build/Products/Shop.app for nl.fietsdeel.app",
+        "Jun 11 15:12:04 2024 authpriv.info dropbear: auth succeeded",
         // Public vendors' names tell nothing about the machines behind the boundary.
         "Get:2 http://security.debian.org/debian-security bookworm-security InRelease [48.0 kB]",
         "resources: {limits: {nvidia.com/gpu: 1}} apiGroup cert-manager.io",

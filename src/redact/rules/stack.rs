@@ -825,6 +825,8 @@ pub(crate) static PYTHON: Rule = Rule {
         ),
     ],
     negatives: &[
+        // OCaml's compiler names a place with its characters: a diagnostic.,
+        "File \"src/store.ml\", line 312, characters 8-44:",
         "Traceback logging is disabled",
         "File \"report.csv\" written",
     ],
@@ -1136,6 +1138,9 @@ pub(crate) static LOCATION: Rule = Rule {
         ex("Calls: main -> load_panel -> read.csv -> file", "<STACK>"),
     ],
     negatives: &[
+        // A compiler's place and message, and Julia's logger closing its box: diagnostics.,
+        "===> Compilation failed: src/chat_ws.erl:88:5: function send_frame/2 undefined",
+        "└ @ Genie.Server ~/.julia/packages/Genie/yQwwj/src/Server.jl:123",
         "caches synced (shared_informer.go:311)",
         "W0101 10:00:00.000000       <PID> k8s.io/client-go/tools/cache/reflector.go:539] list failed",
         "served static/app.js:8080 from cache",
