@@ -53,6 +53,29 @@ const SMTP_PASSWORD_PROMPT: &str = "334 UGFzc3dvcmQ6";
 /// Longest line the context keeps as a prefix; a longer one leaves nothing open.
 const MAX_PREFIX: usize = 4096;
 
+/// Words a delimited header's column names a kind by (`ProcessId`, `s-computername`,
+/// `container_name`), any case: a line without one opens no delimited table.
+static FIELD_WORDS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
+    aho_corasick::AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build([
+            "pid",
+            "tid",
+            "lwp",
+            "process",
+            "thread",
+            "host",
+            "computer",
+            "machine",
+            "node",
+            "server",
+            "workstation",
+            "pod",
+            "container",
+        ])
+        .expect("constant patterns")
+});
+
 /// What the lines read so far leave open for the next one. Start with
 /// [`LineContext::default`] and [`advance`](LineContext::advance) it past every line, raw.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -128,6 +151,14 @@ fn open_after(before: Open, line: &str) -> Open {
             || memchr::memchr(b'\t', t.as_bytes()).is_some())
         && HEADER_WORDS.find(t.as_bytes()).is_some()
         && !tables::header_columns(t).is_empty()
+    {
+        return Open::Table(t.to_owned());
+    }
+    // A delimited header (CSV, TSV, W3C `#Fields:`) names its columns between delimiters.
+    if t.len() <= MAX_PREFIX
+        && (t.starts_with("#Fields:") || memchr::memchr3(b',', b';', b'\t', t.as_bytes()).is_some())
+        && FIELD_WORDS.find(t.as_bytes()).is_some()
+        && tables::delimited_header(t).is_some()
     {
         return Open::Table(t.to_owned());
     }
@@ -522,6 +553,19 @@ mod tests {
     }
 
     #[test]
+    fn a_delimited_header_reads_the_rows_under_it() {
+        assert_eq!(
+            filter("Time,ProcessId,Message\n09:58:01,4412,flushed\n09:58:02,4413,done"),
+            "Time,ProcessId,Message\n09:58:01,<PID>,flushed\n09:58:02,<PID>,done"
+        );
+        // A row of another width is no row of that table; a blank line ends it.
+        assert_eq!(
+            filter("Time,ProcessId,Message\n4412 files\n\n09:58:02,4413,done"),
+            "Time,ProcessId,Message\n4412 files\n\n09:58:02,4413,done"
+        );
+    }
+
+    #[test]
     fn a_secret_element_opened_on_one_line_takes_the_next() {
         assert_eq!(
             filter("<travisToken>\n    v89w94c6pjkh3zlh7w28j4\n</travisToken>"),
@@ -582,7 +626,7 @@ mod tests {
     fn a_continued_command_is_read_with_its_first_line() {
         assert_eq!(
             filter("curl -k https://svc:8443/rest \\\n  -d 'world' \\\n  -u dev:Hk7wQ2rTz9LmPx"),
-            "curl -k https://svc:8443/rest \\\n  -d 'world' \\\n  -u dev:<SECRET>"
+            "curl -k https://<HOST>:8443/rest \\\n  -d 'world' \\\n  -u dev:<SECRET>"
         );
         // An escaped backslash ends the line; the next is read alone.
         assert_eq!(

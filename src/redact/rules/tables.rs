@@ -3,9 +3,15 @@
 //! process ids that way; docker, crictl, podman, kubectl and Argo print container ids, pod
 //! sandboxes, pods and nodes. The rules read a header and the rows under it in one message;
 //! `aciproj redact` reads each row of a stream under the last header it saw (see `lines`).
+//!
+//! A table may also be delimited rather than aligned: a CSV or tab-separated export with its
+//! header line (`Timestamp,Host,ProcessId,Message`), or a W3C extended log's `#Fields:`
+//! directive (IIS, Windows Firewall, Exchange tracking). Its column names are read as keys are,
+//! word by word (`ProcessId`, `process_id`, `s-computername`, `Thread ID`), and each row's cell
+//! at a named column's place is a value of that column's kind.
 
 use super::super::RedactionClass;
-use super::super::rule::{Rule, ex};
+use super::super::rule::{Rule, always, ex};
 use super::super::text::{Edit, HOST, PID, POD};
 
 /// What the cells of a column are.
@@ -65,6 +71,144 @@ pub(crate) fn header_columns(line: &str) -> Vec<(usize, usize, Column)> {
         Vec::new()
     } else {
         cols
+    }
+}
+
+/// A delimited table's header: what separates its cells, how many there are, and each column
+/// a kind is named for, by its index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Fields {
+    delimiter: u8,
+    count: usize,
+    columns: Vec<(usize, Column)>,
+}
+
+/// The kind of a delimited table's column from its name, read word by word as a key is
+/// (`ProcessId`, `process_id`, `Thread ID`, `s-computername`, `container_name`).
+fn field_kind(name: &str) -> Option<Column> {
+    let mut words: Vec<String> = Vec::new();
+    let b = name.as_bytes();
+    let mut start = None;
+    for i in 0..=b.len() {
+        let c = b.get(i).copied().unwrap_or(b' ');
+        let camel = i > 0 && c.is_ascii_uppercase() && b[i - 1].is_ascii_lowercase();
+        if (!c.is_ascii_alphanumeric() || camel)
+            && let Some(st) = start.take()
+        {
+            words.push(name[st..i].to_ascii_lowercase());
+        }
+        if c.is_ascii_alphanumeric() && start.is_none() {
+            start = Some(i);
+        }
+    }
+    let last = words.last()?.as_str();
+    let before = words.len().checked_sub(2).map(|i| words[i].as_str());
+    let id = matches!(last, "id" | "number" | "num" | "no" | "name");
+    match (before, last) {
+        (_, "pid" | "tid" | "ppid" | "lwp" | "spid" | "pgid" | "processid" | "threadid") => {
+            Some(Column::Pid)
+        }
+        (Some("process" | "thread" | "proc"), _) if id && last != "name" => Some(Column::Pid),
+        (
+            _,
+            "host" | "hostname" | "computer" | "computername" | "machine" | "machinename" | "node"
+            | "nodename" | "server" | "servername" | "workstation",
+        ) => Some(Column::Host),
+        (Some("host" | "computer" | "machine" | "node" | "server"), "name") => Some(Column::Host),
+        (_, "pod" | "podname" | "container" | "containername" | "containerid") => Some(Column::Pod),
+        (Some("pod" | "container"), _) if id => Some(Column::Pod),
+        _ => None,
+    }
+}
+
+/// The cells of a delimited line with where each starts (a byte offset), quotes around a cell
+/// taken off and a delimiter inside double quotes kept in its cell (CSV's quoting); a W3C
+/// header's `#Fields:` directive is no cell.
+fn delimited_cells(line: &str, delimiter: u8) -> Vec<(usize, &str)> {
+    let b = line.as_bytes();
+    let mut cells = Vec::new();
+    let mut at = line
+        .strip_prefix("#Fields:")
+        .map_or(0, |_| "#Fields:".len());
+    while at <= b.len() {
+        let mut end = at;
+        let mut quoted = false;
+        while end < b.len() && (quoted || b[end] != delimiter) {
+            quoted ^= b[end] == b'"';
+            end += 1;
+        }
+        let raw = &line[at..end];
+        let lead = raw.len() - raw.trim_start_matches([' ', '"']).len();
+        let cell = raw.trim_matches([' ', '"']);
+        if !(delimiter == b' ' && cell.is_empty()) {
+            cells.push((at + lead, cell));
+        }
+        at = end + 1;
+    }
+    cells
+}
+
+/// The header of a delimited table, if `line` is one: a W3C `#Fields:` directive, or three
+/// cells or more split at `,`, `;` or a tab, every one a name (letters first, no more than
+/// four words) and one of them naming a kind [`field_kind`] knows.
+pub(crate) fn delimited_header(line: &str) -> Option<Fields> {
+    let line = line.trim_end();
+    let delimiter = if line.starts_with("#Fields:") {
+        b' '
+    } else {
+        *[b'\t', b',', b';']
+            .iter()
+            .find(|&&d| memchr::memchr(d, line.as_bytes()).is_some())?
+    };
+    let cells = delimited_cells(line, delimiter);
+    if cells.len() < 3 {
+        return None;
+    }
+    let mut columns = Vec::new();
+    for (i, &(_, cell)) in cells.iter().enumerate() {
+        let name = cell.len() <= 40
+            && cell.starts_with(|c: char| c.is_ascii_alphabetic())
+            && cell.split(' ').count() <= 4
+            && cell
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b" _-./()#".contains(&c));
+        if !name {
+            return None;
+        }
+        if let Some(kind) = field_kind(cell) {
+            columns.push((i, kind));
+        }
+    }
+    (!columns.is_empty()).then_some(Fields {
+        delimiter,
+        count: cells.len(),
+        columns,
+    })
+}
+
+/// In a row of a delimited table, the value of `kind` in each column of that kind; a row with
+/// another number of cells than the header is not one of its rows.
+fn delimited_row(
+    row: &str,
+    fields: &Fields,
+    kind: Column,
+    placeholder: &str,
+    e: &mut Edit<'_>,
+    offset: usize,
+    hits: &mut u32,
+) {
+    let cells = delimited_cells(row, fields.delimiter);
+    if cells.len() != fields.count {
+        return;
+    }
+    for &(i, k) in &fields.columns {
+        let (at, cell) = cells[i];
+        if k == kind
+            && let Some(len) = value_len(cell, kind)
+            && e.replace(offset + at, offset + at + len, placeholder)
+        {
+            *hits += 1;
+        }
     }
 }
 
@@ -150,28 +294,39 @@ fn table_row(
 /// Every row's values of `kind`, each row read under the header above it; a blank line ends a
 /// table.
 fn pass_table(s: &str, kind: Column, placeholder: &str, hits: &mut u32) -> Option<String> {
-    // A header names its column in capitals: most messages the keywords open hold none.
+    // A table is a header and a row under it: a message of one line holds none.
+    memchr::memchr(b'\n', s.as_bytes())?;
+    // An aligned header names its column in capitals: most messages hold none.
     let words: &[&str] = match kind {
         Column::Pid => &["PID", "TID", "LWP", "Id"],
         Column::Pod => &["CONTAINER", "POD", "NAMES"],
         Column::Host => &["NODE", "HOST"],
     };
-    if !words
+    let aligned = words
         .iter()
-        .any(|w| memchr::memmem::find(s.as_bytes(), w.as_bytes()).is_some())
-    {
-        return None;
-    }
+        .any(|w| memchr::memmem::find(s.as_bytes(), w.as_bytes()).is_some());
     let mut e = Edit::new(s);
     let mut cols: Vec<(usize, usize, Column)> = Vec::new();
+    let mut fields: Option<Fields> = None;
     let mut offset = 0;
     for line in s.split_inclusive('\n') {
         let text = line.trim_end_matches(['\n', '\r']);
-        let header = header_columns(text);
+        let header = if aligned {
+            header_columns(text)
+        } else {
+            Vec::new()
+        };
         if !header.is_empty() {
             cols = header;
+            fields = None;
+        } else if let Some(found) = delimited_header(text) {
+            fields = Some(found);
+            cols.clear();
         } else if text.trim().is_empty() {
             cols.clear();
+            fields = None;
+        } else if let Some(f) = &fields {
+            delimited_row(text, f, kind, placeholder, &mut e, offset, hits);
         } else if cols.iter().any(|c| c.2 == kind) {
             table_row(text, &cols, kind, placeholder, &mut e, offset, hits);
         }
@@ -184,8 +339,8 @@ pub(crate) static PID_TABLE: Rule = Rule {
     id: "pid.table",
     class: RedactionClass::Pid,
     placeholder: PID,
-    description: "A process or thread id in a table's PID, TID, PPID, LWP, Thread or `PID/Program name` column (ps, top, lsof, ss, netstat, `log show`, MySQL's processlist `Id`); `aciproj redact` reads each row under its header.",
-    keywords: &["pid", "tid", "lwp", "id"],
+    description: "A process or thread id in a table's PID, TID, PPID, LWP, Thread or `PID/Program name` column (ps, top, lsof, ss, netstat, `log show`, MySQL's processlist `Id`), or a delimited table's column named so (CSV/TSV exports, W3C `#Fields:` logs: `ProcessId`, `thread_id`); `aciproj redact` reads each row under its header.",
+    keywords: &["pid", "tid", "lwp", "id", "process", "thread"],
     gate: |f| f.digit,
     pass: |s, hits| pass_table(s, Column::Pid, PID, hits),
     matchers: &[],
@@ -202,11 +357,21 @@ pub(crate) static PID_TABLE: Rule = Rule {
             "Timestamp           Thread     Type      PID\n2026-11-29 09:58:01 0x3a41f2   Default   881",
             "Timestamp           Thread     Type      PID\n2026-11-29 09:58:01 <PID>   Default   <PID>",
         ),
+        ex(
+            "Time,ProcessId,ThreadId,Message\n09:58:01.114,4412,7720,cache flushed",
+            "Time,ProcessId,ThreadId,Message\n09:58:01.114,<PID>,<PID>,cache flushed",
+        ),
+        ex(
+            "#Fields: date time action protocol path pid\n2026-11-02 10:14:07 ALLOW TCP SEND 4412",
+            "#Fields: date time action protocol path pid\n2026-11-02 10:14:07 ALLOW TCP SEND <PID>",
+        ),
     ],
     negatives: &[
         "NAME   READY   STATUS\napi    1/1     Running",
         "PID file written\n1234 bytes",
         "Thread     State     Count\nmain       RUNNABLE  12",
+        "ProcessName,Count,Status\nnginx,12,ok",
+        "pid, tid, and lwp are numbers\n4412 files",
     ],
 };
 
@@ -214,9 +379,9 @@ pub(crate) static POD_TABLE: Rule = Rule {
     id: "pod.table",
     class: RedactionClass::Pod,
     placeholder: POD,
-    description: "A container id, pod sandbox id or pod in a table's CONTAINER (ID), POD (ID), PODNAME or NAMES column (docker ps, crictl ps, podman, Argo); `aciproj redact` reads each row under its header.",
+    description: "A container id, pod sandbox id or pod in a table's CONTAINER (ID), POD (ID), PODNAME or NAMES column (docker ps, crictl ps, podman, Argo), or a delimited table's `pod_name`, `container_id` column; `aciproj redact` reads each row under its header.",
     keywords: &["container", "pod", "names"],
-    gate: |f| f.digit && f.wide_gap,
+    gate: |f| f.digit,
     pass: |s, hits| pass_table(s, Column::Pod, POD, hits),
     matchers: &[],
     examples: &[
@@ -228,10 +393,15 @@ pub(crate) static POD_TABLE: Rule = Rule {
             "CONTAINER       IMAGE           STATE     NAME       POD ID          POD\n7d2e91c04ab3    5c1f8e2d9a0b    Running   exporter   a04f7c3e11d2    exporter-x8k2p",
             "CONTAINER       IMAGE           STATE     NAME       POD ID          POD\n<POD>    5c1f8e2d9a0b    Running   exporter   <POD>    <POD>",
         ),
+        ex(
+            "namespace\tpod_name\tcontainer_id\trestarts\nbilling\tinvoice-api-0\t3f9a1c2e7b4d\t2",
+            "namespace\tpod_name\tcontainer_id\trestarts\nbilling\t<POD>\t<POD>\t2",
+        ),
     ],
     negatives: &[
         "REPOSITORY   TAG     IMAGE ID       SIZE\nredis        7.2     66c9b79ac75f   117MB",
         "CONTAINER    STATUS    NAMES\nweb          Up        frontend",
+        "container,image,status\nweb,nginx:1.25,running",
     ],
 };
 
@@ -239,9 +409,16 @@ pub(crate) static HOST_TABLE: Rule = Rule {
     id: "host.table",
     class: RedactionClass::Host,
     placeholder: HOST,
-    description: "A node or host in a table's NODE, HOST or HOSTNAME column (kubectl get pods -o wide, nomad, fleet inventories); `aciproj redact` reads each row under its header.",
-    keywords: &["node", "host"],
-    gate: |f| f.wide_gap,
+    description: "A node or host in a table's NODE, HOST or HOSTNAME column (kubectl get pods -o wide, nomad, fleet inventories), or a delimited table's `ComputerName`, `hostname`, `server` column (event exports, W3C `s-computername`); `aciproj redact` reads each row under its header.",
+    keywords: &[
+        "node",
+        "host",
+        "computer",
+        "machine",
+        "server",
+        "workstation",
+    ],
+    gate: always,
     pass: |s, hits| pass_table(s, Column::Host, HOST, hits),
     matchers: &[],
     examples: &[
@@ -253,9 +430,14 @@ pub(crate) static HOST_TABLE: Rule = Rule {
             "HOST         STATUS    UPTIME\nlb-edge-2    up        41d",
             "HOST         STATUS    UPTIME\n<HOST>    up        41d",
         ),
+        ex(
+            "Timestamp;ComputerName;EventID;Message\n2026-11-02T10:14:07;WKS-0412;4624;logon",
+            "Timestamp;ComputerName;EventID;Message\n2026-11-02T10:14:07;<HOST>;4624;logon",
+        ),
     ],
     negatives: &[
         "NODE   STATUS   AGE\nprimary   Ready   3d",
         "host status: up, node count: 3",
+        "Host,Status,Uptime\nprimary,up,41d",
     ],
 };
