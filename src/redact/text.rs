@@ -293,6 +293,13 @@ pub(crate) fn quoted_end(b: &[u8], open: usize, q: u8) -> usize {
     b.len()
 }
 
+/// Whether `needle` (not empty) occurs in `s`, ASCII case ignored.
+pub(crate) fn contains_ci(s: &str, needle: &str) -> bool {
+    s.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
 pub(crate) fn ends_with_ci(s: &str, suffix: &str) -> bool {
     s.len() >= suffix.len()
         && s.as_bytes()[s.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())

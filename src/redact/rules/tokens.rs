@@ -12,8 +12,8 @@ use std::sync::LazyLock;
 use super::super::RedactionClass;
 use super::super::rule::{Rule, always, ex};
 use super::super::text::{
-    Edit, SECRET, TOKEN, byte_at, byte_before, ends_with_ci, escaped_letter, is_placeholder,
-    is_word_byte, next_char, placeholder_after, placeholder_before,
+    Edit, SECRET, TOKEN, byte_at, byte_before, contains_ci, ends_with_ci, escaped_letter,
+    is_placeholder, is_word_byte, next_char, placeholder_after, placeholder_before,
 };
 use crate::matcher::Matcher;
 use crate::redact::prefilter::is_run_byte;
@@ -635,7 +635,7 @@ pub(crate) static WEBHOOK_URL: Rule = Rule {
         ),
         ex(
             "discord.com/api/webhooks/1234567890/AbCdEfGhIjKlMnOpQrStUvWxYz_0123 failed",
-            "<HOST>/api/webhooks/<TOKEN> failed",
+            "discord.com/api/webhooks/<TOKEN> failed",
         ),
         ex(
             "sent /reset-password/Zk3pQ9vX2mL7nB4cR8tY1wE6 to user",
@@ -722,6 +722,10 @@ fn pass_long_tokens(s: &str, hits: &mut u32) -> Option<String> {
             end = start + text.trim_end_matches('=').len();
         }
         if is_token_like(text) {
+            let hex = text.bytes().all(|b| b.is_ascii_hexdigit());
+            if hex && !hex_may_grant(s, start) {
+                continue;
+            }
             if !labelled_as_trace_id(s, start) && !labelled_as_digest(s, start, text) {
                 let (start, end) = with_dotted_parts(s, start, end);
                 if e.replace(start, end, TOKEN) {
@@ -1072,6 +1076,237 @@ fn labelled_as_digest(s: &str, start: usize, run: &str) -> bool {
         .contains(&key.as_str())
 }
 
+/// Words that, among the last few before a hex run, say it may open something: a credential's
+/// (`session`, `sig`, `auth_token`, `X-Amz-Signature`, `JSESSIONID`) or a workload's, whose
+/// container and task ids are as much an identity as its name (`container died`, `docker_id`).
+/// A word matches when it is one of these or ends in one (`authtoken`, `apikey`).
+const HEX_GRANT_WORDS: [&str; 38] = [
+    "token",
+    "session",
+    "sess",
+    "sid",
+    "sig",
+    "signature",
+    "sign",
+    "nonce",
+    "auth",
+    "cookie",
+    "csrf",
+    "xsrf",
+    "otp",
+    "hmac",
+    "secret",
+    "password",
+    "passwd",
+    "pass",
+    "pwd",
+    "key",
+    "ticket",
+    "bearer",
+    "credential",
+    "credentials",
+    "cred",
+    "creds",
+    "login",
+    "response",
+    "psk",
+    "license",
+    "container",
+    "sandbox",
+    "docker",
+    "shim",
+    "task",
+    "pod",
+    "instance",
+    "cid",
+];
+
+/// Whether the hex run at `start` may grant access or name a workload, so that it goes.
+/// Long hex is a token unless the words before it say it is an id or a digest: one of
+/// [`HEX_ID_WORDS`] among the three words before it (`commit 3f2a…`, `"event_id":"7a1b…"`,
+/// `sha256 …`), and no word of [`HEX_GRANT_WORDS`] among the eight before it (split at case
+/// changes too; a word may be a plural, and a grant word of five letters or more may sit
+/// inside a longer one, as `token` in `wowzatokenhash`). Some places grant whatever the words:
+/// a step of a URL's path or a query parameter (capability links), an environment variable,
+/// a run alone on its line (a banner prints a generated key under its words), and text
+/// written in hex (auditd's `proctitle=`), which may say anything.
+fn hex_may_grant(s: &str, start: usize) -> bool {
+    let line = &s[super::super::text::line_start(s, start)..start];
+    // A run alone on its line is what a banner prints under its words (`use the following
+    // password:`), which a line read on its own does not see.
+    let after = &s[start..];
+    let run_len = after.bytes().take_while(u8::is_ascii_hexdigit).count();
+    let rest = &after[run_len..];
+    if is_hex_text(&after[..run_len]) {
+        return true;
+    }
+    if line.trim().is_empty()
+        && (rest.trim_start_matches([' ', '\t', '\r']).is_empty()
+            || rest.starts_with('\n')
+            || rest.starts_with("\\n"))
+    {
+        return true;
+    }
+    // An environment variable holds configuration, and random hex there is a key whatever the
+    // variable's name (`CC_TEST_REPORTER_ID=…`), unless the name says digest (`GIT_COMMIT`).
+    let key = line.trim_end_matches([' ', '\t', '"', '\'', ':', '=']);
+    let key = &key[key
+        .bytes()
+        .rposition(|c| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_'))
+        .map_or(0, |i| i + 1)..];
+    if key.len() < line.len()
+        && key.contains('_')
+        && key.starts_with(|c: char| c.is_ascii_uppercase())
+        && ![
+            "COMMIT", "SHA", "HASH", "DIGEST", "CHECKSUM", "REVISION", "REV", "SUM",
+        ]
+        .iter()
+        .any(|w| key.rsplit('_').next() == Some(w) || key.starts_with(&format!("{w}_")))
+    {
+        return true;
+    }
+    if let Some(path) = line.strip_suffix('/') {
+        let step = path.rsplit('/').next().unwrap_or("");
+        // A commit's or a tree's page names public content.
+        return ![
+            "commit", "commits", "blob", "tree", "raw", "compare", "objects",
+        ]
+        .iter()
+        .any(|w| step.eq_ignore_ascii_case(w));
+    }
+    // A URL's query parameter (`?k=…`, `&t=…`) is how capability links pass their keys,
+    // unless its name says digest or correlation (`sha=`, `hash=`, `trace_id=`).
+    if let Some(name) = line.strip_suffix('=')
+        && let Some(at) = name.rfind(['?', '&'])
+        && name[..at].contains("://")
+    {
+        let name = &name[at + 1..];
+        return ![
+            "sha", "hash", "digest", "checksum", "etag", "commit", "rev", "trace", "span",
+            "request",
+        ]
+        .iter()
+        .any(|w| contains_ci(name, w));
+    }
+    // The words may stand on the lines before (a banner's `use the following password:`).
+    let line = &s[..start];
+    let mut words = 0;
+    let mut named_id = false;
+    let b = line.as_bytes();
+    let mut end = b.len();
+    while words < 8 && end > 0 {
+        // The word ending at `end`: letters and digits, cut where a small letter meets a capital.
+        while end > 0 && !b[end - 1].is_ascii_alphanumeric() {
+            end -= 1;
+        }
+        if end == 0 {
+            break;
+        }
+        let mut from = end - 1;
+        while from > 0
+            && b[from - 1].is_ascii_alphanumeric()
+            && !(b[from - 1].is_ascii_lowercase() && b[from].is_ascii_uppercase())
+        {
+            from -= 1;
+        }
+        let word = &line[from..end];
+        // The letter of an escape (`\n`) is no word.
+        if escaped_letter(line, from) && end - from == 1 {
+            end = from - 1;
+            continue;
+        }
+        let singular = word.strip_suffix(['s', 'S']).unwrap_or(word);
+        if HEX_GRANT_WORDS.iter().any(|w| {
+            ends_with_ci(word, w)
+                || ends_with_ci(singular, w)
+                || (w.len() >= 5 && contains_ci(word, w))
+        }) {
+            return true;
+        }
+        if words < 3
+            && HEX_ID_WORDS
+                .iter()
+                .any(|w| word.eq_ignore_ascii_case(w) || singular.eq_ignore_ascii_case(w))
+        {
+            named_id = true;
+        }
+        words += 1;
+        end = from;
+    }
+    !named_id
+}
+
+/// Words that name a hex run an id or a digest: what the agent correlates on and cites.
+const HEX_ID_WORDS: [&str; 52] = [
+    "job",
+    "run",
+    "query",
+    "execution",
+    "pipeline",
+    "order",
+    "record",
+    "item",
+    "id",
+    "uuid",
+    "guid",
+    "oid",
+    "commit",
+    "sha",
+    "sha1",
+    "sha256",
+    "sha512",
+    "md5",
+    "hash",
+    "digest",
+    "checksum",
+    "sum",
+    "rev",
+    "revision",
+    "trace",
+    "traceid",
+    "span",
+    "spanid",
+    "request",
+    "req",
+    "correlation",
+    "event",
+    "etag",
+    "fingerprint",
+    "build",
+    "object",
+    "cursor",
+    "boot",
+    "ref",
+    "head",
+    "tree",
+    "blob",
+    "merge",
+    "parent",
+    "image",
+    "layer",
+    "manifest",
+    "chunk",
+    "block",
+    "snapshot",
+    "txid",
+    "transaction",
+];
+
+/// Whether a hex run is text written in hex: 16 digits or more, a letter among them, an even
+/// count, and every byte it spells printable ASCII, a tab, a line break or a NUL (auditd
+/// separates arguments with NULs). A digest spells such bytes by chance once in thousands.
+fn is_hex_text(run: &str) -> bool {
+    let b = run.as_bytes();
+    let nibble = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+    b.len() >= 16
+        && b.len().is_multiple_of(2)
+        && b.iter().any(u8::is_ascii_alphabetic)
+        && b.chunks(2).all(|p| {
+            let byte = nibble(p[0]) << 4 | nibble(p[1]);
+            (0x20..0x7f).contains(&byte) || matches!(byte, 0 | b'\t' | b'\n' | b'\r')
+        })
+}
+
 /// Whether the value at `start` follows a trace/span/request id key (kept for correlation).
 fn labelled_as_trace_id(s: &str, start: usize) -> bool {
     let before = s[..start].trim_end_matches([' ', '\t', '"', '\'', ':', '=', '\\']);
@@ -1118,8 +1353,30 @@ pub(crate) static LONG_RUN: Rule = Rule {
     matchers: &[],
     examples: &[
         ex(
-            "sha 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 mismatch",
-            "sha <TOKEN> mismatch",
+            "session 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 expired",
+            "session <TOKEN> expired",
+        ),
+        // Hex where a credential or a workload's id stands: after its words, in a URL's path.
+        ex(
+            "login ok, sess 4f1c0b9e2a7d4c6e8a5f1d2e3f4a5b6c; CC_TEST_REPORTER_ID: 945dfb58a832d233a3caeb84e3e6d3be",
+            "login ok, sess <TOKEN>; CC_TEST_REPORTER_ID: <TOKEN>",
+        ),
+        ex(
+            "GET /share/3b9f0e4c2d91a6e5f3b7c0d8e2a4f6b1 200 and container died 9e3b8f0c21a9d4f7e6b5c3a2d1f0e9b8c7d6a5f4e3b2c1d0f9e8a7b6c5d4e3f2",
+            "GET /share/<TOKEN> 200 and container died <TOKEN>",
+        ),
+        // Hex that spells text may say anything; a grant word may be a plural or inside a key.
+        ex(
+            "type=PROCTITLE msg=audit(1700000000.5:91): proctitle=2F7573722F62696E2F656E7600707974686F6E330073796E632E7079",
+            "type=PROCTITLE msg=audit(1700000000.5:91): proctitle=<TOKEN>",
+        ),
+        ex(
+            "revoked cookies 5d41402abc4b2a76b9719d911017c592 and playtokenhash=7215ee9c7d9dc229d2921a40e899ec5f",
+            "revoked cookies <TOKEN> and playtokenhash=<TOKEN>",
+        ),
+        ex(
+            "GET https://dl.fotoloop.com/f?k=5d41402abc4b2a76b9719d911017c592&sha=7215ee9c7d9dc229d2921a40e899ec5f",
+            "GET https://<HOST>/f?k=<TOKEN>&sha=7215ee9c7d9dc229d2921a40e899ec5f",
         ),
         ex(
             "blob dGhpcyBpcyBhIHNlY3JldCBibG9iIDEyMzQ1Njc4OTA= stored",
@@ -1140,6 +1397,10 @@ pub(crate) static LONG_RUN: Rule = Rule {
         "traceId=4bf92f3577b34da6a3ce929d0e0e4736 span ok",
         "pulled app@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
         "commit 3f2a9c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c merged",
+        // Hex with no credential's or workload's word before it is an id or a digest.
+        "sha 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 mismatch",
+        "{\"event_id\":\"7a1b2c3d4e5f4a6b8c7d9e0f1a2b3c4d\",\"customer_id\":\"c0ffee42d00d4b1e9a7c5e3f1b2d4a6c\"}",
+        "_BOOT_ID=4c1e2a9b7d3f4e6a8b0c2d4e6f8a0b1c see github.com/acme/app/commit/3f2a9c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c",
         "3b9f0e4c2d91a6e5f3b7c0d8e2a4f6b1c9d3e5a7f0b2c4d6e8a1f3b5c7d9e0a1  release-2.4.1.tar.gz",
         "verified sha256=9e3b8f0c21a9d4f7e6b5c3a2d1f0e9b8c7d6a5f4e3b2c1d0f9e8a7b6c5d4e3f2",
         "serial=033AF1E6A711A9A0BB2864B11D09FAE5 and naa.600508b1001c4d2e3f4a5b6c7d8e9f00",
