@@ -81,11 +81,96 @@ fn host_apart(s: &str, start: usize, end: usize) -> bool {
     before_ok
         && after_ok
         && !is_public_host(name)
+        && (!is_registered_domain(name) || names_endpoint(s, start, end))
         && !is_package_name(name)
         && !(in_path(s, start) && name.split('.').count() == 2 && !is_internal_name(name))
         && !is_facility_level(name)
         && (!names_public_content(s, start) || is_internal_name(name))
 }
+
+/// Whether a name is a domain as a registry sells it, with no machine's label before it: a
+/// name and a generic TLD (`fotoloop.com`), or a name under a country's second level
+/// (`nordwind.co.uk`). It names an organisation and its public site, not a machine behind the
+/// boundary (`db01.fotoloop.com` is one); a name that says it is internal (`nas.lan`,
+/// `corp.local`) stays a host.
+fn is_registered_domain(name: &str) -> bool {
+    let name = name.trim_end_matches('.');
+    let labels: Vec<&str> = name.split('.').collect();
+    let public_tld = |tld: &str| {
+        (tld.len() == 2 && tld.bytes().all(|b| b.is_ascii_alphabetic()))
+            || PUBLIC_TLDS.iter().any(|t| tld.eq_ignore_ascii_case(t))
+    };
+    let registered = match labels[..] {
+        [name, tld] => !name.is_empty() && public_tld(tld),
+        [_, sld, cc] => cc.len() == 2 && COUNTRY_SLDS.iter().any(|x| sld.eq_ignore_ascii_case(x)),
+        _ => false,
+    };
+    registered && !is_internal_name(name)
+}
+
+/// Whether the name at `start..end` is a service's endpoint rather than a site: a port after
+/// it (`acme.com:5432`) or a login before it (`deploy@acme.com:`), as a machine is addressed.
+fn names_endpoint(s: &str, start: usize, end: usize) -> bool {
+    let b = s.as_bytes();
+    // In the authority of a URL of another scheme than the web's (`mongodb://u:p@a.com,b.com`,
+    // `LDAP://EXAMPLE.COM`): the machine a client connects to.
+    let word_start = s[..start]
+        .rfind(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+        .map_or(0, |i| i + 1);
+    let in_other_url = s[word_start..start]
+        .find("://")
+        .is_some_and(|i| !is_web_url(s, word_start + i + 3));
+    in_other_url
+        || (b.get(end) == Some(&b':') && b.get(end + 1).is_some_and(u8::is_ascii_digit))
+        || byte_before(s, start) == Some(b'@')
+        // A percent-encoded address (`mia%40fotoloop.com`): the name read starts at the `40`.
+        || (byte_before(s, start) == Some(b'%') && s[start..].starts_with("40"))
+}
+
+/// Whether the URL whose host starts at `start` is a web page's (`http`, `https`, `ws`, `wss`):
+/// a registered domain there is a site; under any other scheme (`mongodb://`, `ldap://`) it is
+/// the machine a client connects to.
+fn is_web_url(s: &str, start: usize) -> bool {
+    // The userinfo, if any, is between the scheme and the host.
+    let Some(scheme_end) = s[..start].rfind("://") else {
+        return false;
+    };
+    let scheme = s[..scheme_end]
+        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '+'))
+        .next()
+        .unwrap_or("");
+    ["http", "https", "ws", "wss"]
+        .iter()
+        .any(|w| scheme.eq_ignore_ascii_case(w))
+}
+
+/// The generic top-level domains [`HOST_RE`] knows that anyone can register under.
+const PUBLIC_TLDS: [&str; 24] = [
+    "com",
+    "net",
+    "org",
+    "info",
+    "biz",
+    "app",
+    "dev",
+    "tech",
+    "cloud",
+    "online",
+    "site",
+    "shop",
+    "store",
+    "space",
+    "zone",
+    "asia",
+    "top",
+    "xyz",
+    "digital",
+    "systems",
+    "solutions",
+    "website",
+    "agency",
+    "studio",
+];
 
 /// Whether a name says it is inside a network: an internal label anywhere or an internal
 /// suffix (`wiki.corp.internal`, `db.svc.cluster.local`, `nas.home.arpa`).
@@ -435,15 +520,31 @@ pub(crate) static FQDN: Rule = Rule {
         ),
         // A public vendor's domain only when the name ends in it label by label.
         ex(
-            "mirror debian.org.mirror-7.corp and notdebian.org down",
+            "mirror debian.org.mirror-7.corp and cdn.notdebian.org down",
             "mirror <HOST> and <HOST> down",
         ),
         ex(
             "resolved build-07.eu.corp.microsoft.com and a.b.c.google.com",
             "resolved <HOST> and <HOST>",
         ),
+        // A registered domain with a port, or in a URL of another scheme than the web's, is a
+        // service a client connects to.
+        ex(
+            "connect fotoloop.com:5432 refused",
+            "connect <HOST>:5432 refused",
+        ),
+        ex(
+            "replicas mongodb://app:<SECRET>@example1.com,example2.com/db",
+            "replicas mongodb://app:<SECRET>@<HOST>,<HOST>/db",
+        ),
+        ex(
+            "GET /dav/users/mia%40fotoloop.com/ 404",
+            "GET /dav/users/mia%<HOST>/ 404",
+        ),
     ],
     negatives: &[
+        // A registered domain names an organisation, not a machine.
+        "fetched https://nordwind-logistik.de/ and see fotoloop.com or kvarnby.co.uk",
         // Public content, not machines: a web site, project pages, an AWS regional endpoint, an,
         // XML namespace, a link to open, an API group, a path's step, a bundle id, a facility.,
         "CN = www.digicert.com, endpoint=iot.eu-central-1.amazonaws.com",
@@ -563,7 +664,7 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         // An Azure storage connection string's AccountName is its host's first label.
         // A key may spell its `name` out (`Workstation Name:`, `computer name :`).
-        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn|data source|relay)(?:[ _.]?name)?)["']?[ \t]*[=:][ \t]*["']?"#,
+        r#"(?i-u:[a-z0-9_]*(?:host|hostname|node|nodename|node_name|rhost|server|accountname|devname|machine|computer|workstation|fqdn|data source|relay|broker)(?:[ _.]?(?:name|identifier))?)["']?[ \t]*[=:][ \t]*["']?"#,
         r"(?:[A-Za-z][A-Za-z0-9_\-]*\\)?([A-Za-z0-9][A-Za-z0-9_.\-]*)",
         // A row of `kubectl get nodes`: the name, then its status and roles.
         r"|(?m:^)([a-z0-9][a-z0-9.\-]*[a-z0-9])[ \t]+(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?[ \t]+(?:<none>|[a-z][a-z0-9,\-/.]*)[ \t]+[0-9]+[smhdy]",
@@ -572,13 +673,59 @@ static HOST_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
         // The key as a word before its value, in prose and config files: `hostname web-03`,
         // `on host db07.corp`, `server app-12 is DOWN`.
         // SMTP's greeting names the client: `EHLO ci-runner-12`.
-        r"|(?-u:\b)(?i-u:host|hostname|server|node|machine|computer|workstation|ehlo|helo|lhlo)[ \t]+",
+        r"|(?-u:\b)(?i-u:host|hostname|server|node|machine|computer|workstation|client|peer|ehlo|helo|lhlo)[ \t]+",
         r"([A-Za-z][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)*)(?:[ \t,;:)\]]|\z)",
         // A machine account: `CORP\WS-0442$`.
         r"|(?-u:\b)[A-Za-z][A-Za-z0-9_\-]*\\([A-Za-z0-9][A-Za-z0-9\-]{1,14})\$",
     ))
     .expect("constant regex")
 });
+
+/// Whether a key (with its operator and quotes after it) ends in a word of its own that names
+/// a machine: `rhost`, `dst_host`, `devname`, `hostIdentifier`, but not `observer`, whose
+/// `server` is inside a longer word.
+fn key_ends_in_host_word(key: &str) -> bool {
+    let key = key.trim_end_matches(['"', '\'', ' ', '\t', '=', ':', '>']);
+    let key = key.strip_suffix("Identifier").unwrap_or(key);
+    let key = key.strip_suffix("Name").unwrap_or(key);
+    let start = key
+        .char_indices()
+        .rev()
+        .find(|&(i, c)| {
+            !c.is_ascii_alphanumeric()
+                || (c.is_ascii_uppercase() && key[..i].ends_with(|p: char| p.is_ascii_lowercase()))
+        })
+        .map_or(0, |(i, c)| {
+            if c.is_ascii_uppercase() {
+                i
+            } else {
+                i + c.len_utf8()
+            }
+        });
+    let word = key[start..].to_ascii_lowercase();
+    let word = word
+        .strip_suffix("identifier")
+        .or_else(|| word.strip_suffix("name"))
+        .unwrap_or(&word);
+    matches!(
+        word.trim_end_matches(['_', '.', '-', ' ']),
+        "host"
+            | "rhost"
+            | "lhost"
+            | "node"
+            | "server"
+            | "devname"
+            | "dev"
+            | "machine"
+            | "computer"
+            | "workstation"
+            | "fqdn"
+            | "relay"
+            | "broker"
+            | "accountname"
+            | "account"
+    )
+}
 
 fn pass_host_key(s: &str, hits: &mut u32) -> Option<String> {
     let mut spans = Vec::new();
@@ -590,6 +737,13 @@ fn pass_host_key(s: &str, hits: &mut u32) -> Option<String> {
         // An iSCSI or device name (`iqn.2003-01.org.linux-iscsi.stor01:sn.4f1e`) names a
         // target, not a machine.
         if ["iqn.", "eui.", "naa."].iter().any(|p| val.starts_with(p)) {
+            continue;
+        }
+        // `peer fe80::1ff:…`: an IPv6 address's first group, which the IP rules take.
+        if val.len() <= 4
+            && val.bytes().all(|b| b.is_ascii_hexdigit())
+            && byte_at(s, v.start() + val.len()) == Some(b':')
+        {
             continue;
         }
         let has_digit = val.bytes().any(|b| b.is_ascii_digit());
@@ -604,8 +758,15 @@ fn pass_host_key(s: &str, hits: &mut u32) -> Option<String> {
             .all(|b| b.is_ascii_digit() || b == b'.');
         // A node table's first column is a node whatever its name (`master`).
         let node_row = caps.get(2).is_some();
+        // Under a key, words joined by a dash or a dot name a machine (`devname="FGT-VPN-ams"`,
+        // `broker=core-mosquitto`, `rhost=zummit.com`); a product's token (`Server:
+        // Microsoft-IIS/10.0`) is none.
+        let joined = (caps.get(1).is_some() || caps.get(3).is_some())
+            && key_ends_in_host_word(&s[whole.start()..v.start()])
+            && val.trim_matches(['-', '.']).contains(['-', '.'])
+            && byte_at(s, v.start() + val.len()) != Some(b'/');
         if before_ok
-            && (has_digit || node_row)
+            && (has_digit || node_row || joined)
             && has_alpha
             && !version
             && !val.eq_ignore_ascii_case("localhost")
@@ -641,6 +802,8 @@ pub(crate) static HOST_KEY: Rule = Rule {
         "ehlo",
         "helo",
         "lhlo",
+        "client",
+        "peer",
     ],
     gate: always,
     pass: pass_host_key,
@@ -651,6 +814,11 @@ pub(crate) static HOST_KEY: Rule = Rule {
             "<HOST>   Ready    infra,worker   91d   v1.27.8",
         ),
         ex("db_host=db01 port=5432", "db_host=<HOST> port=5432"),
+        ex(
+            "{\"hostIdentifier\":\"lab-printer\",\"broker\":\"edge-relay\"}",
+            "{\"hostIdentifier\":\"<HOST>\",\"broker\":\"<HOST>\"}",
+        ),
+        ex("ruser= rhost=kvarnby.se", "ruser= rhost=<HOST>"),
         ex(
             "<- 250 ok; -> EHLO build-box3; relay=mail-gw2[<IP>]:25",
             "<- 250 ok; -> EHLO <HOST>; relay=<HOST>[<IP>]:25",
@@ -663,6 +831,10 @@ pub(crate) static HOST_KEY: Rule = Rule {
         ex(
             "set hostname fw-edge02; server app-12 is DOWN",
             "set hostname <HOST>; server <HOST> is DOWN",
+        ),
+        ex(
+            "Login OK: [ana] (from client ap-floor3 port 0)",
+            "Login OK: [ana] (from client <HOST> port 0)",
         ),
         ex(
             "Workstation Name:\tWS-FIN-0112 Source Port: 51544",
@@ -683,6 +855,7 @@ pub(crate) static HOST_KEY: Rule = Rule {
     ],
     negatives: &[
         "host=localhost",
+        "Server: Microsoft-IIS/10.0",
         "node: ready",
         "server is DOWN after 3 checks",
         "upgraded node v20 to node v22",
@@ -1124,7 +1297,7 @@ pub(crate) static BUCKET: Rule = Rule {
 static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?-u:\b)[a-z][a-z0-9+.\-]*://(?:[^/@ \t\r\n\x22']*@)?",
-        r"([A-Za-z0-9][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)+)(?:[:/ \t\r\n\x22'?#]|\z)",
+        r"([A-Za-z0-9][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)*)(?:[:/ \t\r\n\x22'?#]|\z)",
         r"|(?m:^)[a-z_][a-z0-9_\-]*@([A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9]):(?:~|/[^/])",
         // Bracketed prompts (`[root@web01 ~]#`, RouterOS's `[admin@MikroTik-HQ] >`) and
         // Junos's `noc@mx-edge-01> `.
@@ -1140,6 +1313,9 @@ static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?i-u:dhcp)[^\r\n]*?(?i-u:[0-9a-f]{2}(?::[0-9a-f]{2}){5})[ \t]+\(?([A-Za-z][A-Za-z0-9\-]{1,62})\)?(?:[ \t]+via|[ \t]*(?m:$))",
         // A name in DNS's wire form, as Windows' DNS debug log prints it: `(6)db-03(4)corp(0)`.
         r"|\([0-9]{1,2}\)([A-Za-z0-9\-]+(?:\([0-9]{1,2}\)[A-Za-z0-9\-]+)+)\(0\)",
+        // Elasticsearch's and OpenSearch's node, bracketed after the level and the logger:
+        // `[2024-03-12T15:08:11,482][WARN ][o.e.c.r.a.DiskThresholdMonitor] [es-data-07]`.
+        r"|\]\[[A-Z]{4,5}[ \t]*\]\[[^\]\r\n]+\][ \t]+\[([A-Za-z0-9][A-Za-z0-9_.\-]*)\]",
     ))
     .expect("constant regex")
 });
@@ -1147,14 +1323,40 @@ static HOST_PLACE_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_host_place(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in HOST_PLACE_RE.captures_iter(s) {
-        let Some(h) = (1..=9).find_map(|g| caps.get(g)) else {
+        let Some(h) = (1..=10).find_map(|g| caps.get(g)) else {
             continue;
         };
         let name = h.as_str();
+        // A name of one label after a scheme is a machine when a port follows it
+        // (`jdbc:postgresql://pg-analytics:5432`) or it has a digit or a dash
+        // (`amqp://rabbit-2/`); a word alone may be a path's first step (`rtmp://live/cam`),
+        // and a container runtime's id is the pod rules' (`docker://4f1c…`).
+        if caps.get(1).is_some() && !name.contains('.') {
+            let port = s.as_bytes().get(h.end()) == Some(&b':')
+                && s.as_bytes()
+                    .get(h.end() + 1)
+                    .is_some_and(u8::is_ascii_digit);
+            let scheme = s[..h.start()].rsplit_once("://").map_or("", |(before, _)| {
+                before
+                    .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                    .next()
+                    .unwrap_or("")
+            });
+            let runtime = ["docker", "containerd", "cri-o", "file"]
+                .iter()
+                .any(|r| scheme.eq_ignore_ascii_case(r));
+            if runtime || !(port || name.bytes().any(|b| b.is_ascii_digit() || b == b'-')) {
+                continue;
+            }
+        }
         // An address is the IP rules' (`http://10.0.0.1/`); a name with no letter is no host.
         // Ansible names groups too (`ok: [webservers]`): a host there has a digit, a dash or
         // a dot.
-        let ansible = caps.get(6).or_else(|| caps.get(7)).is_some();
+        let ansible = caps
+            .get(6)
+            .or_else(|| caps.get(7))
+            .or_else(|| caps.get(10))
+            .is_some();
         if ansible
             && !name
                 .bytes()
@@ -1174,6 +1376,10 @@ fn pass_host_place(s: &str, hits: &mut u32) -> Option<String> {
             || version
             || digest
             || is_public_host(name)
+            || (caps.get(1).is_some()
+                && is_web_url(s, h.start())
+                && is_registered_domain(name)
+                && !names_endpoint(s, h.start(), h.end()))
             || (names_public_content(s, h.start()) && !is_internal_name(name))
         {
             continue;
@@ -1205,6 +1411,7 @@ pub(crate) static HOST_PLACE: Rule = Rule {
         "rescued: [",
         "ignored: [",
         ": ok=",
+        "][",
     ],
     gate: always,
     pass: pass_host_place,
@@ -1213,6 +1420,11 @@ pub(crate) static HOST_PLACE: Rule = Rule {
         ex(
             "uri=ldaps://ldap.corp.halden.no:636 result=0",
             "uri=ldaps://<HOST>:636 result=0",
+        ),
+        // A name of one label is a machine with a port or a digit or dash.
+        ex(
+            "url jdbc:postgresql://warehouse:5432/dwh and amqp://rabbit-2/",
+            "url jdbc:postgresql://<HOST>:5432/dwh and amqp://<HOST>/",
         ),
         ex("ops@bastion-02:~$ uptime", "ops@<HOST>:~$ uptime"),
         ex(
@@ -1247,8 +1459,15 @@ pub(crate) static HOST_PLACE: Rule = Rule {
             "UDP Rcv 10.1.2.3 9b3f Q [0001 D NOERROR] A (6)fin-db(4)corp(5)local(0)",
             "UDP Rcv <IP> 9b3f Q [0001 D NOERROR] A (6)<HOST>(0)",
         ),
+        ex(
+            "[2026-02-01T10:00:00,001][INFO ][o.e.n.Node               ] [search-hot-2] started",
+            "[2026-02-01T10:00:00,001][INFO ][o.e.n.Node               ] [<HOST>] started",
+        ),
     ],
     negatives: &[
+        // A web site's registered domain is no machine.
+        "GET https://fotoloop.com/pricing 200",
+        "play rtmp://live/cam from file://nas-1/share",
         "see file:///tmp/report.txt",
         "user@:~$ ls",
         // A JS frame, not a prompt: the scheme's `//` follows the colon.
