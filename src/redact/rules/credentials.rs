@@ -357,6 +357,36 @@ fn is_some_key(key: &str) -> bool {
             .any(|x| w(n - 2).eq_ignore_ascii_case(x))
 }
 
+/// Whether a value reads as random: 12 bytes or more of letters, digits and base64's or a
+/// URL's symbols, changing between lower case, upper case, digits and symbols at least once
+/// every four bytes, with four letters or more of which under 30% are vowels. Chosen words,
+/// camel-case names (`getUserById`: 40% vowels) and order numbers (`ORD-2024-0318240`: three
+/// letters) do not; what a generator prints (`PMHAUGQtpYRke2ZP`, a base64 key) does.
+fn looks_random(v: &str) -> bool {
+    let b = v.trim_end_matches('=').as_bytes();
+    if b.len() < 12
+        || b.len() > 512
+        || !b.iter().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'+' | b'/' | b'.' | b'~')
+        })
+    {
+        return false;
+    }
+    let class = |c: u8| match c {
+        b'a'..=b'z' => 0,
+        b'A'..=b'Z' => 1,
+        b'0'..=b'9' => 2,
+        _ => 3,
+    };
+    let changes = b.windows(2).filter(|p| class(p[0]) != class(p[1])).count();
+    let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    let vowels = b
+        .iter()
+        .filter(|c| matches!(c.to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u'))
+        .count();
+    changes * 4 >= b.len() && letters >= 4 && vowels * 10 < letters * 3
+}
+
 /// Whether a value looks generated rather than chosen: 16 bytes or more of letters, digits and
 /// `-`/`_` only, with at least three of each letters and digits, switching between them often.
 fn looks_generated(v: &str) -> bool {
@@ -963,8 +993,11 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
             continue;
         }
         let secret_key = is_secret_key(key);
+        // A bare `key` quoted as a name (`'key' => '…'`, `"key": "…"`) is as weak: its value
+        // decides. Unquoted (`?key=`), the token rules read what it holds.
+        let bare_key = key.eq_ignore_ascii_case("key") && text.starts_with(['\'', '"']);
         // `sdkKey=sdk-fa46…`: a key of some kind whose value looks generated.
-        if !secret_key && !is_some_key(key) {
+        if !secret_key && !is_some_key(key) && !bare_key {
             continue;
         }
         let spaced = text.ends_with([' ', '\t']);
@@ -1029,7 +1062,7 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
         }
         // A weak key's value that is no secret is read on for the keys inside it
         // (`appKey: db_password=x`): the search goes on from where the value starts.
-        if !secret_key && !looks_generated(value) {
+        if !secret_key && !looks_generated(value) && !looks_random(value) {
             pos = pos.max(vs);
             continue;
         }
@@ -1747,11 +1780,11 @@ pub(crate) static URL_USERINFO: Rule = Rule {
     examples: &[
         ex(
             "connect mongodb+srv://app:pa55w0rd@cluster0/db",
-            "connect mongodb+srv://app:<SECRET>@cluster0/db",
+            "connect mongodb+srv://app:<SECRET>@<HOST>/db",
         ),
         ex(
             "amqp://guest:guest@rabbit:5672/",
-            "amqp://guest:<SECRET>@rabbit:5672/",
+            "amqp://guest:<SECRET>@<HOST>:5672/",
         ),
     ],
     negatives: &["see https://example/path@v2", "ssh://git@forge/repo.git"],
@@ -1825,7 +1858,7 @@ pub(crate) static DSN_CUT: Rule = Rule {
             "failed: mysql://root:<SECRET> (truncated)",
         ),
     ],
-    negatives: &["redis://cache:6379 down", "see https://docs:8443 now"],
+    negatives: &["redis://localhost:6379 down", "see https://docs:8443 now"],
 };
 
 /// Oracle's `user/password@host` connect string after the tools that take one.
@@ -1909,7 +1942,10 @@ fn pass_xml(s: &str, hits: &mut u32) -> Option<String> {
             continue;
         }
         let name = key.as_str().rsplit(':').next().unwrap_or(key.as_str());
-        if !is_secret_key(name) || is_inert_value_of(name, value.as_str()) {
+        // A weak key's element (`<transactionKey>`) holds a secret when its value reads random.
+        let weak =
+            (is_some_key(name) || name.eq_ignore_ascii_case("key")) && looks_random(value.as_str());
+        if !(is_secret_key(name) || weak) || is_inert_value_of(name, value.as_str()) {
             continue;
         }
         if e.replace(value.start(), value.end(), SECRET) {
@@ -2086,8 +2122,9 @@ static CONFIG_SPACED_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?:(?m:^)|[ \t\]>#:;,(])",
         r"([A-Za-z0-9_.\-]*(?i-u:pass|password|passwd|passphrase|passcode|pwd|pw|secret|token|community|psk|key|cred|credentials?|accessor|value|passwort|kennwort)|(?i-u:mot de passe))",
-        r"[ \t]+(?:[0-9][ \t]+)?",
-        r#"(?:"([^"\n]+)"|'([^'\n]+)'|«[ \t]*([^ \t\r\n]+)[ \t]*»|([^ \t\r\n"']+))"#,
+        // A table's cells part them with `|` (`wp config list`, a psql result).
+        r"(?:[ \t]+|[ \t]*\|[ \t]*)(?:[0-9][ \t]+)?",
+        r#"(?:"([^"\n]+)"|'([^'\n]+)'|«[ \t]*([^ \t\r\n]+)[ \t]*»|([^ \t\r\n"'|]+))"#,
     ))
     .expect("constant regex")
 });
@@ -2095,7 +2132,10 @@ static CONFIG_SPACED_RE: LazyLock<Matcher> = LazyLock::new(|| {
 /// Whether `v`, an unquoted value with no operator before it, looks like a secret rather than
 /// the next word of a sentence: six or more bytes mixing letters with digits or symbols.
 fn looks_like_secret(v: &str) -> bool {
-    let b = v.as_bytes();
+    // A sentence's closing punctuation is no symbol of the value (`(community edition)`).
+    let b = v
+        .trim_end_matches([')', ']', '}', '.', ',', ';', ':'])
+        .as_bytes();
     let letters = b.iter().any(u8::is_ascii_alphabetic);
     let digits = b.iter().any(u8::is_ascii_digit);
     // A dash or an underscore between letters joins words (`e-mail`, `read_only`).
@@ -2129,6 +2169,10 @@ fn pass_config_spaced(s: &str, hits: &mut u32) -> Option<String> {
             .unwrap_or(key);
         let quoted = caps.get(5).is_none();
         let value = &s[v_start..v_end];
+        // Between cells, the value is a cell too: a `|` closes it.
+        if s[k.end()..v_start].contains('|') && !s[v_end..].trim_start().starts_with('|') {
+            continue;
+        }
         // A device's encryption type between key and value (`key 7 0822…`, `secret 5 $1$…`)
         // says the value is the secret, whatever the key's word.
         let typed = s[k.end()..v_start].bytes().any(|b| b.is_ascii_digit());
@@ -2227,6 +2271,7 @@ pub(crate) static CONFIG_SPACED: Rule = Rule {
     negatives: &[
         // Escaped text: the value ends at the escaped line break.
         "the DB_PASSWORD key\\n.env.example:4 UnorderedKey",
+        "Server 17.0 (community edition) started",
         "password reset link sent",
         "token refresh in 30s",
         "cache key user-42 evicted",
@@ -2434,6 +2479,12 @@ static PROTOCOL_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?-u:\b)snmp(?:walk|get|getnext|bulkwalk|bulkget|set|table|trap|inform|df|status|netstat|delta)[ \t][^\r\n]*?[ \t]-c[ \t]*([^ \t\r\n]+)",
         // PowerShell's plain text made a secure string: `ConvertTo-SecureString -AsPlainText "x"`.
         r#"|ConvertTo-SecureString(?:[ \t]+-(?:AsPlainText|Force|String))*[ \t]+["']([^"'\r\n]+)["']"#,
+        // FIX's Password (554) and NewPassword (925) fields, between SOH, `|` or `^A`.
+        r"|(?:\x01|\||\^A)(?:554|925)=([^\x01|^\r\n]+)",
+        // Windows' `net user NAME PASSWORD`: the second word is the password (`*` prompts).
+        r"|(?-u:\b)(?i-u:net)[ \t]+(?i-u:user)[ \t]+[^ \t\r\n/]+[ \t]+([^ \t\r\n/*][^ \t\r\n]*)",
+        // A password as a command's quoted argument: IBM MQ's `LDAPPWD('x')`, `PASSWORD('x')`.
+        r"|(?-u:\b)[A-Z]*(?:PWD|PASSWORD|PASSWD)\('([^'\r\n]+)'\)",
     ))
     .expect("constant regex")
 });
@@ -2530,6 +2581,12 @@ pub(crate) static PROTOCOL: Rule = Rule {
         "pass",
         "snmp",
         "securestring",
+        "554=",
+        "925=",
+        "net user",
+        "pwd('",
+        "password('",
+        "passwd('",
         "has value",
         "set to",
         "value is",
@@ -2544,13 +2601,21 @@ pub(crate) static PROTOCOL: Rule = Rule {
             r#"1715332001.118 [0 lua] "AUTH" "default" "<SECRET>""#,
         ),
         ex(
+            "8=FIX.4.4|9=98|35=A|49=DESK7|56=VENUE|98=0|108=30|553=trader9|554=Wq7#ploV2z|10=210|",
+            "8=FIX.4.4|9=98|35=A|49=DESK7|56=VENUE|98=0|108=30|553=trader9|554=<SECRET>|10=210|",
+        ),
+        ex(
+            "C:\\> net user svc_backup Herbst24!Kx /add and DEFINE AUTHINFO(X) LDAPPWD('q9Lw-2bT')",
+            "C:\\> net user svc_backup <SECRET> /add and DEFINE AUTHINFO(X) LDAPPWD('<SECRET>')",
+        ),
+        ex(
             r#"a001 LOGIN "k.ito" "Ume-Kaze#7781""#,
             r#"a001 LOGIN "k.ito" "<SECRET>""#,
         ),
         ex("PASS Lindwurm&Tee42", "PASS <SECRET>"),
         ex(
             "Auth: (41) Login incorrect (pap: Cleartext-Password does not match): [kmoe/Tz7!pwq9] (from client vpn1 port 4)",
-            "Auth: (41) Login incorrect (pap: Cleartext-Password does not match): [kmoe/<SECRET>] (from client vpn1 port 4)",
+            "Auth: (41) Login incorrect (pap: Cleartext-Password does not match): [kmoe/<SECRET>] (from client <HOST> port 4)",
         ),
         ex(
             "snmp-server host 10.20.0.9 version 2c Qh7-Lynx.4 and snmpwalk -v2c -c Rv8mKt2Zq -t 3 sw1",
@@ -2576,6 +2641,7 @@ pub(crate) static PROTOCOL: Rule = Rule {
     negatives: &[
         "AUTH LOGIN",
         "250-AUTH PLAIN LOGIN CRAM-MD5",
+        "net user alice /domain and net user bob * /add",
         "user login ok",
         "PASS ok",
         "option 'pool_size' has value '20'",

@@ -98,15 +98,23 @@ fn is_pod_shape(name: &str) -> bool {
 fn is_generated_name(name: &str) -> bool {
     let mut segs = name.split('-');
     let first = segs.next().unwrap_or("");
+    // A last part of five letters or more, all from the Kubernetes alphabet, is generated
+    // with no digit too (`daily-extract-jzsztbth`): no word is written without a vowel.
+    let last = name.rsplit('-').next().unwrap_or("");
+    let vowelless = name.contains('-')
+        && (5..=16).contains(&last.len())
+        && in_k8s_alphabet(last)
+        && last.bytes().any(|b| b.is_ascii_lowercase());
     !first.is_empty()
-        && segs.any(|seg| {
-            seg.len() >= 4
-                && seg
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-                && seg.bytes().any(|b| b.is_ascii_digit())
-                && seg.bytes().any(|b| b.is_ascii_lowercase())
-        })
+        && (vowelless
+            || segs.any(|seg| {
+                seg.len() >= 4
+                    && seg
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                    && seg.bytes().any(|b| b.is_ascii_digit())
+                    && seg.bytes().any(|b| b.is_ascii_lowercase())
+            }))
 }
 
 fn is_statefulset_name(name: &str) -> bool {
@@ -213,9 +221,14 @@ pub(crate) static POD_AFTER_KEYWORD: Rule = Rule {
             r#"{"msg":"sync failed","pod":"queue-broker-server-3"}"#,
             r#"{"msg":"sync failed","pod":"<POD>"}"#,
         ),
+        ex(
+            "Pod nightly-report-wxqgmz is in phase Failed",
+            "Pod <POD> is in phase Failed",
+        ),
     ],
     negatives: &[
         "pod security policy applied",
+        "pod batch-scheduler is ready",
         "pods: 3/3 ready",
         "pod kube-proxy is ready",
         "pod web-v2 is ready",
@@ -478,7 +491,8 @@ static CONTAINER_ID_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?:docker|containerd|cri-o|crio)://([0-9a-f]{12,64})(?-u:\b)",
         r"|(?:cri-containerd|docker|crio|libpod)-([0-9a-f]{64})\.scope",
-        r"|(?i-u:containers?)[ /:=]+([0-9a-f]{12}|[0-9a-f]{64})(?-u:\b)",
+        // Also as a key in any syntax: `container_id=8f27…`, `"ContainerId":"0622…"`.
+        r#"|(?i-u:containers?)(?:[_.\-]?(?i-u:id))?["']?[ /:=]+["']?([0-9a-f]{12}|[0-9a-f]{64})(?-u:\b)"#,
         // A runtime's own messages: `StartContainer for \"9c4e2b7a1f3d\"`, `container id 9c4e…`.
         r#"|(?i-u:container)[A-Za-z]*[ \t]+(?i-u:for|id)[ \t]+\\?["']?([0-9a-f]{12}|[0-9a-f]{64})(?-u:\b)"#,
         // A Nomad allocation: `alloc 5e2b7c1d-…`, `alloc_id=…`.
@@ -592,6 +606,10 @@ pub(crate) static CONTAINER_ID: Rule = Rule {
         ex(
             "containerID=\"containerd://4f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\"",
             "containerID=\"containerd://<POD>\"",
+        ),
+        ex(
+            "falco: container_id=4c1d9e2f7a3b image=alpine {\"ContainerId\":\"a1b2c3d4e5f6\"}",
+            "falco: container_id=<POD> image=alpine {\"ContainerId\":\"<POD>\"}",
         ),
         ex(
             "Created container 4e5f6a7b8c9d: kube-system/calico",

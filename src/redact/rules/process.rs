@@ -755,6 +755,10 @@ static PID_PAIRED_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?-u:\b)(?i:process id) is ([0-9]{2,10})",
         r"|(?-u:\b)cpu[0-9]{1,4}:([0-9]{2,10})\)",
         r"|_ora_([0-9]{2,10})\.tr[cm](?-u:\b)",
+        // pino-pretty's `(47431 on web-3)`: the pid, then the host it runs on.
+        r"|\(([0-9]{2,10}) on [A-Za-z0-9<][^ \t\r\n()]*[0-9.\->][^ \t\r\n()]*\)",
+        // A line's own `[pid - thread]` head (Suricata's `[29203 - Suricata-Main]`).
+        r"|(?m:^)\[([0-9]{2,10}) - [A-Za-z][A-Za-z0-9_#.\-]*\]",
     ))
     .expect("constant regex")
 });
@@ -799,6 +803,8 @@ pub(crate) static PID_PAIRED: Rule = Rule {
         "blocked for more than",
         "cpu",
         "_ora_",
+        " on ",
+        " - ",
     ],
     gate: |f| f.digit,
     pass: pass_paired,
@@ -825,6 +831,14 @@ pub(crate) static PID_PAIRED: Rule = Rule {
             "Server process ID is <PID>. cpu7:<PID>)ScsiDeviceIO: failed",
         ),
         ex(
+            "[10:11:12.345] ERROR (40112 on <HOST>): connect refused",
+            "[10:11:12.345] ERROR (<PID> on <HOST>): connect refused",
+        ),
+        ex(
+            "[5120 - W#01] 2026-03-01 10:00:01 Info: engine started",
+            "[<PID> - W#01] 2026-03-01 10:00:01 Info: engine started",
+        ),
+        ex(
             "Errors in file /u01/diag/rdbms/fin/FIN1/trace/FIN1_ora_40211.trc:",
             "Errors in file /u01/diag/rdbms/fin/FIN1/trace/FIN1_ora_<PID>.trc:",
         ),
@@ -843,6 +857,7 @@ pub(crate) static PID_PAIRED: Rule = Rule {
     ],
     negatives: &[
         "worker(3) of 8 idle; thread (main) waiting",
+        "sold (25 on sale) today",
         "ThreadPoolExecutor(max_workers=4) started",
         "process (1) exited",
         "/proc/self/status and /proc/sys/vm/swappiness",
@@ -1001,6 +1016,9 @@ fn pass_key(s: &str, hits: &mut u32) -> Option<String> {
         let last = match camel.as_deref() {
             Some("tid") => "tid",
             _ if lower.ends_with("osthread") => "tid",
+            // `RawProcessId`, `ParentProcessId`, `TargetThreadId`: the words before tell whose.
+            _ if lower.ends_with("processid") => "processid",
+            _ if lower.ends_with("threadid") => "threadid",
             _ => last,
         };
         let value = v.as_str();
@@ -1084,6 +1102,10 @@ pub(crate) static PID_KEY: Rule = Rule {
             "PID     : <PID>    TID : <PID>  PROC : db2sysc 0",
         ),
         ex("PID:            3A07E1", "PID:            <PID>"),
+        ex(
+            r#"{"ParentProcessId":"4412","TargetThreadId":"7720"}"#,
+            r#"{"ParentProcessId":"<PID>","TargetThreadId":"<PID>"}"#,
+        ),
         ex(
             "<Data Name=\"ProcessId\">0x1f4</Data><Data Name=\"ProcessName\">lsass.exe</Data>",
             "<Data Name=\"ProcessId\"><PID></Data><Data Name=\"ProcessName\">lsass.exe</Data>",

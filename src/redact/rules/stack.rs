@@ -132,6 +132,11 @@ const FRAME_START: &str = concat!(
     r"|\]:[0-9]+: in[ \t]",
     r"|(?m:^)[ \t]*[A-Z][A-Za-z0-9_]*(?:\([A-Z][A-Za-z0-9_]*\))?(?: class)?>>[A-Za-z_][A-Za-z0-9_:]*",
     r"|(?-u:\b)[A-Za-z_][A-Za-z0-9_.]*: line [0-9]+, column [0-9]+",
+    // A .NET frame in the runtime's own language: an indented marker word of any language
+    // (`bei`, `en`, `à`, `в`, `場所`), a method of a namespace called, and its location with
+    // the language's word for line (`in C:\src\X.cs:Zeile 31`, `:línea 77`, `:行 118`), or none.
+    r"|(?m:^)[ \t]+[^ \t\r\n]+[ \t]+(?:[A-Za-z_][A-Za-z0-9_`<>$]*\.){2,}[A-Za-z_][A-Za-z0-9_`<>$]*\([^()\r\n]*\)",
+    r"(?:[ \t]+[^ \t\r\n]+[ \t]+[^\r\n]*\.[A-Za-z]{1,6}:[^ \t\r\n0-9]+[ \t]*[0-9]+)?[ \t]*(?m:$)",
     r"|(?:stack traceback|[Bb]acktrace|Call Trace|Call stack|CallStack \(from HasCallStack\)|Stacktrace)[ \t]*:[ \t]*(?m:$)",
 );
 
@@ -383,6 +388,18 @@ fn frame_possible(b: &[u8]) -> bool {
                     && t[..w.len()].eq_ignore_ascii_case(w)
                     && matches!(t[w.len()], b' ' | b'\t')
             };
+            // A localized .NET frame: an indented word, then `Ns.Type.Method(`.
+            let indented = t.len() < b.len() - line;
+            let word_end = t
+                .iter()
+                .position(|&c| c == b' ' || c == b'\t')
+                .unwrap_or(t.len());
+            let call = &t[word_end..];
+            let call = &call[..memchr::memchr2(b'\n', b'(', call).unwrap_or(call.len())];
+            let dotnet = indented
+                && call.first().is_some_and(|&c| c == b' ' || c == b'\t')
+                && memchr::memchr_iter(b'.', call).count() >= 2
+                && !call.trim_ascii().contains(&b' ');
             let scheme = t.iter().take_while(|c| c.is_ascii_lowercase()).count();
             let number = t.iter().take_while(|c| c.is_ascii_digit()).count();
             word(b"in")
@@ -391,6 +408,7 @@ fn frame_possible(b: &[u8]) -> bool {
                 // A numbered frame: `1. fn - lua/x.lua:58`.
                 || (number > 0 && t[number..].starts_with(b". "))
                 || (scheme > 0 && t[scheme..].starts_with(b"://"))
+                || dotnet
         })
 }
 
@@ -412,6 +430,11 @@ fn is_start(s: &str, start: usize, end: usize, form: Form) -> bool {
 /// carries its location in the match.
 fn is_generic_frame(s: &str, start: usize, end: usize) -> bool {
     let m = &s[start..end];
+    // A localized .NET frame's marker is another word than English `at`, whose frames the
+    // .NET and JVM forms read.
+    if m.starts_with([' ', '\t']) && m.trim_start().starts_with("at ") {
+        return false;
+    }
     let word = m.trim_end();
     let line_start = s[..start].rfind('\n').map_or(0, |i| i + 1);
     // lldb marks the selected frame with `*`; a log line's header may come first
@@ -1177,6 +1200,10 @@ pub(crate) static FRAME: Rule = Rule {
         ex(
             "Died with X::AdHoc\n  in method notify at /opt/app/lib/App/Mailer.rakumod (App::Mailer) line 41",
             "Died with X::AdHoc <STACK>",
+        ),
+        ex(
+            "Ausnahme: System.IO.IOException: Zugriff verweigert\n   bei Kontor.Lager.Abgleich.Lesen(String pfad) in D:\\src\\Lager\\Abgleich.cs:Zeile 57\n   bei Kontor.Lager.Program.Main()",
+            "Ausnahme: System.IO.IOException: Zugriff verweigert <STACK>",
         ),
         ex(
             "System.NullPointerException: Attempt to de-reference a null object\nClass.LeadService.fetch: line 91, column 1",
