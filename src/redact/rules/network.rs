@@ -955,6 +955,11 @@ static SYSLOG_HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"([A-Za-z0-9][A-Za-z0-9_.\-]*)[ \t]+[^ \t\r\n]+",
         // Thunderbird's and BGL's own header: `- 1131566461 2005.11.09 dn228 …`.
         r"|\A[A-Z_\-]*[ \t]+[0-9]{10}[ \t]+[0-9]{4}\.[0-9]{2}\.[0-9]{2}[ \t]+([A-Za-z][A-Za-z0-9_\-]*|#[0-9]+#)[ \t]",
+        // rsyslog's high-precision and journald's `short-iso` header: an ISO time, the host,
+        // then a program with its pid and a colon (`2024-05-02T10:12:00.119412+00:00 ldap-2
+        // slapd[1360]:`); the pid tells a syslog header from an app's `time LEVEL logger:`.
+        r"|(?m:^)(?:<[0-9]{1,3}>)?[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?[ \t]+",
+        r"([A-Za-z0-9][A-Za-z0-9_.\-]*)[ \t]+[A-Za-z0-9_./\-]+(?:\([A-Za-z0-9_.:\-]*\))?\[(?:[0-9]+|<PID>)\]:(?:[ \t]|\z)",
     ))
     .expect("constant regex")
 });
@@ -962,10 +967,20 @@ static SYSLOG_HOST_RE: LazyLock<Matcher> = LazyLock::new(|| {
 fn pass_syslog_host(s: &str, hits: &mut u32) -> Option<String> {
     let mut e = Edit::new(s);
     for caps in SYSLOG_HOST_RE.captures_iter(s) {
-        let Some(host) = (1..=5).find_map(|g| caps.get(g)) else {
+        let Some(host) = (1..=6).find_map(|g| caps.get(g)) else {
             continue;
         };
-        if host.as_str().eq_ignore_ascii_case("localhost") || is_facility_level(host.as_str()) {
+        // An app's own header has its level where a syslog header has its host.
+        let level = [
+            "trace", "debug", "info", "notice", "warn", "warning", "error", "err", "fatal", "crit",
+            "critical", "alert", "emerg", "severe", "fine",
+        ]
+        .iter()
+        .any(|l| host.as_str().eq_ignore_ascii_case(l));
+        if host.as_str().eq_ignore_ascii_case("localhost")
+            || is_facility_level(host.as_str())
+            || (caps.get(6).is_some() && level)
+        {
             continue;
         }
         if e.replace(host.start(), host.end(), HOST) {
@@ -1009,6 +1024,10 @@ pub(crate) static SYSLOG_HOST: Rule = Rule {
     matchers: &[&SYSLOG_HOST_RE],
     examples: &[
         ex(
+            "2026-05-02T10:12:00.119412+00:00 dir-east-1 slapd[1360]: conn=2210 op=3",
+            "2026-05-02T10:12:00.119412+00:00 <HOST> slapd[<PID>]: conn=2210 op=3",
+        ),
+        ex(
             "Jun 14 15:16:01 combo sshd(pam_unix)[19939]: check pass",
             "Jun 14 15:16:01 <HOST> sshd(pam_unix)[<PID>]: check pass",
         ),
@@ -1034,6 +1053,7 @@ pub(crate) static SYSLOG_HOST: Rule = Rule {
         ),
     ],
     negatives: &[
+        "2026-05-02 10:12:00 INFO main: started in 3s",
         "Jun 14 15:16:01 is when it began",
         "10:00:00 - - started",
         // Colons but no clock: the header's time is what opens the rule.

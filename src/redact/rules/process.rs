@@ -759,6 +759,16 @@ static PID_PAIRED_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|\(([0-9]{2,10}) on [A-Za-z0-9<][^ \t\r\n()]*[0-9.\->][^ \t\r\n()]*\)",
         // A line's own `[pid - thread]` head (Suricata's `[29203 - Suricata-Main]`).
         r"|(?m:^)\[([0-9]{2,10}) - [A-Za-z][A-Za-z0-9_#.\-]*\]",
+        // A signal's target: `kill(4412, SIGTERM)`, `Killing 4412 with SIGKILL`, `sent SIGKILL
+        // to session 52938`, `Sending SIGTERM (15) to 4412`.
+        r"|(?-u:\b)(?i-u:kill(?:ing|ed)?)[ \t]*\(?[ \t]*(?:(?i-u:process|pid)[ \t]+)?([0-9]{2,10})(?:[ \t]*,[ \t]*|[ \t]+(?:(?i-u:with)[ \t]+)?)SIG[A-Z0-9]+",
+        r"|(?-u:\b)SIG[A-Z0-9]+(?:[ \t]+\([0-9]{1,2}\))?[ \t]+(?i-u:to)[ \t]+(?:(?i-u:process|pid|session|child|group)[ \t]+)?([0-9]{2,10})(?-u:\b)",
+        // A program and its pid: `task 4412 (python3)`, `Stopping java (4412)`, `the daemon
+        // (4412) exited`, `pid/tid 4412/5521`.
+        r"|(?-u:\b)(?i-u:task)[ \t]+([0-9]{2,10})[ \t]+\([A-Za-z]",
+        r"|(?-u:\b)(?i-u:stopping|starting|restarting|killing|reloading)[ \t]+[A-Za-z][A-Za-z0-9_.\-]*[ \t]+\(([0-9]{2,10})\)",
+        r"|\(([0-9]{2,10})\)[ \t]+(?i-u:exited|died|terminated|crashed|was killed|received signal|stopped|started|forked|spawned)",
+        r"|(?-u:\b)(?i-u:pid/tid)[ \t:=]*(?:<PID>|[0-9]{2,10})/([0-9]{2,10})",
     ))
     .expect("constant regex")
 });
@@ -805,6 +815,24 @@ pub(crate) static PID_PAIRED: Rule = Rule {
         "_ora_",
         " on ",
         " - ",
+        "kill",
+        "sig",
+        "task",
+        "stopping",
+        "starting",
+        "restarting",
+        "reloading",
+        "exited",
+        "died",
+        "terminated",
+        "crashed",
+        "was killed",
+        "received signal",
+        "stopped",
+        "started",
+        "forked",
+        "spawned",
+        "pid/tid",
     ],
     gate: |f| f.digit,
     pass: pass_paired,
@@ -835,6 +863,14 @@ pub(crate) static PID_PAIRED: Rule = Rule {
             "[10:11:12.345] ERROR (<PID> on <HOST>): connect refused",
         ),
         ex(
+            "kill(4412, SIGTERM) failed; Killing 4413 with SIGKILL; sent SIGKILL to session 5120",
+            "kill(<PID>, SIGTERM) failed; Killing <PID> with SIGKILL; sent SIGKILL to session <PID>",
+        ),
+        ex(
+            "task 7741 (python3) blocked; Stopping java (4412); the daemon (5120) exited",
+            "task <PID> (python3) blocked; Stopping java (<PID>); the daemon (<PID>) exited",
+        ),
+        ex(
             "[5120 - W#01] 2026-03-01 10:00:01 Info: engine started",
             "[<PID> - W#01] 2026-03-01 10:00:01 Info: engine started",
         ),
@@ -858,6 +894,7 @@ pub(crate) static PID_PAIRED: Rule = Rule {
     negatives: &[
         "worker(3) of 8 idle; thread (main) waiting",
         "sold (25 on sale) today",
+        "killed 12 jobs; retried (3) started; task 12 of 40 done",
         "ThreadPoolExecutor(max_workers=4) started",
         "process (1) exited",
         "/proc/self/status and /proc/sys/vm/swappiness",

@@ -570,10 +570,14 @@ fn pass_bound_values(s: &str, hits: &mut u32) -> Option<String> {
         let weak = opener.starts_with("arg")
             || (opener.starts_with("bind") && !opener.starts_with("bind-"));
         // A count of parameters is prose: `37 parameters (flag=true, …)`.
+        let word_before = s[..m.start()]
+            .trim_end()
+            .rsplit([' ', '\t'])
+            .next()
+            .unwrap_or("");
         if opener.starts_with("param")
-            && s[..m.start()]
-                .trim_end()
-                .ends_with(|c: char| c.is_ascii_digit())
+            && !word_before.is_empty()
+            && word_before.bytes().all(|c| c.is_ascii_digit())
         {
             continue;
         }

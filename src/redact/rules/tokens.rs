@@ -1237,15 +1237,12 @@ fn hex_may_grant(s: &str, start: usize) -> bool {
 }
 
 /// Words that name a hex run an id or a digest: what the agent correlates on and cites.
-const HEX_ID_WORDS: [&str; 52] = [
+const HEX_ID_WORDS: [&str; 49] = [
     "job",
     "run",
     "query",
     "execution",
     "pipeline",
-    "order",
-    "record",
-    "item",
     "id",
     "uuid",
     "guid",
@@ -1480,6 +1477,13 @@ fn is_password_shaped(w: &str) -> bool {
         .unwrap_or(b.len());
     let version = (digits_first > 0 && b.get(digits_first) == Some(&b'.'))
         || (b[0] == b'v' && b.get(1).is_some_and(u8::is_ascii_digit));
+    // A name and its number after `#` is a numbered thing (`pid#4412`, `order#10023`).
+    let numbered = w.split_once('#').is_some_and(|(name, n)| {
+        !name.is_empty()
+            && name.bytes().all(|x| x.is_ascii_alphabetic() || x == b'_')
+            && !n.is_empty()
+            && n.bytes().all(|x| x.is_ascii_digit())
+    });
     !(w.contains("://")
         || b.iter().any(|&x| {
             matches!(
@@ -1502,6 +1506,7 @@ fn is_password_shaped(w: &str) -> bool {
         || w.starts_with(['$', '%', '#', '&', '*', '+', '~', '?', '!'])
         || percent_encoded
         || version
+        || numbered
         || w.contains("++")
         || w.contains("&&")
         || b.iter().filter(|&&x| x == b':').count() >= 2)
@@ -1543,6 +1548,7 @@ pub(crate) static PASSWORD_SHAPE: Rule = Rule {
         "echo $HOME2 && ls",
         "Done!!! 42 files in 3s",
         "issue #4412 closed, see PR #77",
+        "order#10023 paid by user#77",
         "x+1 > y*2 in step 3",
     ],
 };
