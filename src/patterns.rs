@@ -42,7 +42,8 @@
 //! a quoted or bracketed group is still whole. Then templates that differ only inside one span
 //! of varying words (a name, a path with spaces) are merged: see `spans`; and `align` once more
 //! over what `spans` made. Last, a template that a more general one of the same leading word
-//! matches (its `<*>` read as one token or a run of plain words: the rare line of a sparse
+//! matches (its `<*>` read as one token, a run of plain words, or a run that punctuation binds
+//! into one value: a quoted phrase, a list, a path with spaces; the rare line of a sparse
 //! event) is read as that one, and three symbols leading one rest are a value: see `absorb`.
 //! Each cluster counts its messages, so that `spans` can read a slot whose fillers were each
 //! seen about once as a parameter. A qualified type's label at a parameter position prints `<*>:`,

@@ -13,6 +13,10 @@
 //! specific one's token there, and every `<*>` of the general one stands for one token of any
 //! kind or for two to [`MAX_RUN`] plain words (letters only, maybe ending in punctuation). A
 //! token holding a mask inside it (`#<*>`, `'<*>'`) matches a token with its prefix and suffix.
+//! A `<*>` also stands for a run that punctuation binds into one value, whatever it holds: a
+//! phrase that one quote opens and closes, a comma-separated list, a path with spaces from a
+//! token opening with `/` to a file name or a directory (`"damaged on arrival"`, `cvv_retry,
+//! ip_proxy`, `/srv/Acquirer Uploads/batch report.csv`).
 //! A template of at most [`RARE_LINES`] messages next to a general one of [`RARE_RATIO`] times
 //! as many may also hold one value inside such a run (`by Ada <*>` for `by <*>`): a rare line of
 //! a common event, where a second event would repeat.
@@ -170,6 +174,45 @@ fn token_matches(g: &str, s: &str) -> bool {
     s.len() > head.len() + tail.len() && s.starts_with(head) && s.ends_with(tail)
 }
 
+/// Punctuation a value ends with when a clause or a list goes on after it (`draft.png:`).
+const TRAILING: [char; 5] = [',', ';', ':', '.', ')'];
+
+/// Whether a run of two or more tokens is one value by its punctuation, whatever words it
+/// holds: a phrase that one quote opens and the same quote closes (`"damaged on arrival"`), a
+/// list whose items but the last end in a comma (`cvv_retry, bin_blacklist`), or a path with
+/// spaces, from a token that opens with `/` to one that ends in a file name or a directory
+/// (`/srv/Acquirer Uploads/batch report.csv`). A redactor's placeholder never joins one: it
+/// is a value of its own kind. The punctuation, not the words, says where the value ends, so a
+/// constant word after it still has to match the general template's.
+fn is_bound_run(run: &[&str]) -> bool {
+    let (Some(&first), Some(&last)) = (run.first(), run.last()) else {
+        return false;
+    };
+    if run.len() < 2 || run.iter().any(|t| has_placeholder(t)) {
+        return false;
+    }
+    let inner = &run[1..run.len() - 1];
+    let closed = last.trim_end_matches(TRAILING);
+    let quoted = ['"', '\''].into_iter().any(|q| {
+        first.starts_with(q)
+            && first.len() > 1
+            && !first[1..].contains(q)
+            && closed.ends_with(q)
+            && !closed[..closed.len() - 1].contains(q)
+            && inner.iter().all(|t| !t.contains(q))
+    });
+    let listed = run[..run.len() - 1].iter().all(|t| t.ends_with(','))
+        && !last.contains(',')
+        && run.iter().all(|t| t.len() > 1);
+    // A file name's extension or a directory's slash ends a path.
+    let ends_path = closed.get(1..).is_some_and(|t| t.contains(['.', '/']));
+    let path = first.starts_with('/')
+        && first[1..].contains('/')
+        && ends_path
+        && inner.iter().all(|t| !t.starts_with('/'));
+    quoted || listed || path
+}
+
 /// Whether `g`, each `<*>` read as one token or a run of plain words, matches `s` whole.
 fn instance(g: &[&str], s: &[&str], mixed: bool) -> bool {
     let (n, m) = (g.len(), s.len());
@@ -193,6 +236,13 @@ fn instance(g: &[&str], s: &[&str], mixed: bool) -> bool {
                 continue;
             }
             if ok[(i + 1) * w + j + 1] {
+                ok[i * w + j] = true;
+                continue;
+            }
+            // A run that punctuation binds into one value: a quoted phrase, a list, a path.
+            let bound =
+                (j + 2..=m.min(j + longest)).any(|e| ok[(i + 1) * w + e] && is_bound_run(&s[j..e]));
+            if bound {
                 ok[i * w + j] = true;
                 continue;
             }
@@ -233,6 +283,28 @@ mod tests {
         let t = templates(&lines);
         assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
         assert_eq!(t[0], "shift <*> logged <*> tickets for <*>");
+    }
+
+    #[test]
+    fn a_quoted_phrase_a_list_or_a_path_with_spaces_is_one_value_of_a_general_slot() {
+        let names = ["ada", "bo", "cy", "dee", "eli", "fay"];
+        let reasons = ["late", "lost", "broken", "unwanted", "duplicate", "fraud"];
+        let mut lines: Vec<String> = (0..6)
+            .map(|k| format!("refund {k} asked by {} reason {}", names[k], reasons[k]))
+            .collect();
+        lines.push("refund 7 asked by ada reason \"damaged on arrival\"".into());
+        lines.push("refund 8 asked by bo reason geo_check, cvv_retry, ip_proxy".into());
+        lines.push("refund 9 asked by cy reason /srv/Acquirer Uploads/batch report.csv".into());
+        let t = templates(&lines);
+        assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "refund <*> asked by <*> reason <*>");
+        // A phrase that its quote does not close, and a constant after one, are not one value.
+        let mut apart = lines[..6].to_vec();
+        apart.push("refund 7 asked by ada reason \"late\" twice".into());
+        apart.push("refund 8 asked by \"bo and cy\" again reason late".into());
+        let t = templates(&apart);
+        assert_ne!(t[6], t[0]);
+        assert_ne!(t[7], t[0]);
     }
 
     #[test]

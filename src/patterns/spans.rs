@@ -51,6 +51,15 @@
 //! [connection refused|broken pipe|…]` when the same reasons end another event too, but not
 //! `Starting [TrustedInstaller initialization.|the TrustedInstaller main loop.|…]`.
 //!
+//! *A label's message.* A span that ends the message (or its clause, with a `;`) right after
+//! a token ending in a colon,
+//! behind a header of three or more words (`DNSSEC validation failed for <*>: […]`), is the
+//! message the label introduces: it qualifies when its fillers differ at both ends in three or
+//! more ways and come in more than one length (one word of a few values is the miner's slot to
+//! count), unless a filler opens with a label of its own (`wl0: [MDNS: …|setup_keepalive: …]`
+//! names sub-events). After two words it is not enough: Mac's `Wake reason: […]` and `network
+//! changed: […]` are events of their own in Loghub's labels, as alike as `running command: […]`.
+//!
 //! Why constants stay apart: a span whose end is a constant shows that constant in every
 //! filler, so its first or last tokens do not vary and the narrower context (with the constant
 //! kept) is the one that qualifies. `Job <*> started` and `Job <*> stopped` differ in one word
@@ -112,6 +121,15 @@ struct Context {
     /// Whether a filler ends the message after a short header, unbound: then only a domain
     /// makes it a value.
     open: bool,
+    /// Whether its span ends the message or a clause (`…;`) right after a label's colon and
+    /// three or more words (`failed for <*>: […]`): what follows the colon is the message the
+    /// label introduces.
+    labelled: bool,
+    /// Whether a filler opens with a label of its own (`wl0: [MDNS: …]`): a sub-event's name,
+    /// not a message.
+    sublabel: bool,
+    /// The fewest and the most tokens of a filler, once one is seen.
+    lengths: Option<(u8, u8)>,
     /// The first filler, as (template, start, length).
     reference: (u32, u8, u8),
     /// The tokens, by hash, that every filler so far holds (filled from the second filler on):
@@ -148,7 +166,16 @@ impl Context {
             && ends(&self.lasts)
             && distinct >= DOMAIN_SHARED as u64
             && self.lines < SPARSE_LINES * distinct;
-        self.two_fillers && (counted || domain || sparse)
+        // A label's message: phrases that differ at both ends, as a domain's must.
+        // Of more than one length: one word of a few values is the miner's slot to count.
+        let lengths = self.lengths.is_some_and(|(short, long)| short < long);
+        let labelled = self.labelled
+            && !self.sublabel
+            && !self.crowded
+            && lengths
+            && ends(&self.firsts)
+            && ends(&self.lasts);
+        self.two_fillers && (counted || domain || sparse || labelled)
     }
 
     /// Records a filler's content; returns whether the context just reached
@@ -240,7 +267,7 @@ fn affixes(hashes: &[u64]) -> (Vec<u64>, Vec<u64>) {
 
 /// Calls `f(i, j, key, filler)` for every span `[i, j)` of a template whose context keeps a
 /// word: `key` names the context, `filler` the span's tokens.
-fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64, u64, bool)) {
+fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64, u64, Ends)) {
     let n = t.tokens.len();
     let (p, s) = affixes(&t.hashes);
     // words[i]: tokens before i that are not values alone.
@@ -264,10 +291,19 @@ fn for_each_context(t: &Template, mut f: impl FnMut(usize, usize, u64, u64, bool
             // An unbound span that ends the message after a short header may be a value only
             // as a domain's: see the module docs.
             let open = words[n] == words[j] && words[i] < 3 && !is_bound(&t.tokens[i..j]);
+            let clause = j == n || t.tokens[j - 1].ends_with(';');
+            let labelled = clause && words[i] >= 3 && t.tokens[i - 1].ends_with(':');
             let key = mix(mix(p[i], s[j]), ((i as u64) << 32) | (n - j) as u64);
-            f(i, j, key, filler, open);
+            f(i, j, key, filler, Ends { open, labelled });
         }
     }
+}
+
+/// How a span ends the message, for [`Context::open`] and [`Context::labelled`].
+#[derive(Clone, Copy)]
+struct Ends {
+    open: bool,
+    labelled: bool,
 }
 
 /// Merges the templates (by their texts) that differ only inside one varying span.
@@ -314,9 +350,14 @@ pub(super) fn merge(texts: &[&str], lines: &[u64]) -> Merged {
                     .iter()
                     .map(|t| (is_span_data(t), is_named_value(t))),
             );
-            for_each_context(tpl, |i, j, key, filler, open| {
+            for_each_context(tpl, |i, j, key, filler, ends| {
                 let c = contexts.entry(key).or_default();
-                c.open |= open;
+                c.open |= ends.open;
+                c.labelled |= ends.labelled;
+                c.sublabel |= tpl.tokens[i].ends_with(':');
+                let len = (j - i) as u8;
+                let (short, long) = c.lengths.unwrap_or((len, len));
+                c.lengths = Some((short.min(len), long.max(len)));
                 c.lines += weight[t as usize];
                 c.grouped |= tpl.tokens[i..j]
                     .iter()
@@ -662,6 +703,42 @@ mod tests {
         assert_eq!(t[6], "Opening cache index.");
         assert_eq!(t[7], "Opening the cache log.");
         assert_eq!(t[11], "Closing cache journal.");
+    }
+
+    #[test]
+    fn a_message_after_a_label_colon_is_a_value_a_phrase_after_a_word_is_not() {
+        let reasons = [
+            "timeout",
+            "disk full",
+            "peer went away",
+            "quota exceeded on volume",
+        ];
+        let lines = |joint: &str| -> Vec<String> {
+            reasons
+                .iter()
+                .flat_map(|r| (0..3).map(move |k| (k, r)))
+                .map(|(k, r)| format!("sync of shard {k} failed{joint} {r}"))
+                .collect()
+        };
+        let t = templates(&lines(":"));
+        assert!(t.iter().all(|x| *x == t[0]), "{t:?}");
+        assert_eq!(t[0], "sync of shard <*> failed: <*>");
+        // Without the colon the four phrases might name four events: they stay apart.
+        let t = templates(&lines(" because"));
+        assert_ne!(t[0], t[3]);
+        // A message that opens with a label of its own names a sub-event.
+        let subs = [
+            "MDNS: off",
+            "keepalive: port 80",
+            "seq: 4 ack 5 win",
+            "wake: on lan now",
+        ];
+        let lines: Vec<String> = subs
+            .iter()
+            .flat_map(|r| (0..3).map(move |k| format!("radio of card {k} said: {r}")))
+            .collect();
+        let t = templates(&lines);
+        assert_ne!(t[0], t[3]);
     }
 
     #[test]
