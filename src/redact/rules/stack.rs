@@ -103,6 +103,11 @@ const FRAME_START: &str = concat!(
     r"(?-u:\b)in (?:method|sub|block|submethod|regex) [^\r\n]* at [^ \t\r\n]+ (?:\([^)\r\n]*\) )?line [0-9]+|",
     r"#[0-9]{1,4}[ \t]|frame #[0-9]+:|\[[0-9]{1,4}\][ \t]",
     r"|(?-u:\b)[0-9]{1,4}[ \t]+[^ \t\r\n]+[ \t]+0x[0-9A-Fa-f]{4}",
+    // A numbered frame with its address first (Swift's `1 0x0000aaaab3c1f008 closure #1 in …`),
+    // and a frame that opens on a bare code address before a function called (Solaris'
+    // `pstack`: ` ffffffff7ef3c4a8 _lwp_park (0, 0, 1001ec2f0) + 8`).
+    r"|(?m:^)[ \t]*[0-9]{1,4}[ \t]+0x[0-9A-Fa-f]{8,16}[ \t]+[^ \t\r\n]",
+    r"|(?m:^)[ \t]*[0-9A-Fa-f]{12,16}[ \t]+[A-Za-z_.$][A-Za-z0-9_.$:<>~]*[ \t]*\([^()\r\n]*\)",
     r"|\([A-Za-z_][A-Za-z0-9_]*[ \t][0-9][A-Za-z0-9_.+\-]*\)[ \t]|(?-u:\b)(?i:in|from)[ \t]",
     r"|[A-Za-z_$<][A-Za-z0-9_$.:<>~\-]*[ \t]?\((?:[^()\r\n]*[ \t])?[^ \t\r\n()]*[/\\][^ \t\r\n()]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]{0,9}:[0-9]+",
     r"|[A-Za-z_$<][A-Za-z0-9_$.:<>~\-]*[ \t]?\((?:[^()\r\n]*[ \t])?[^ \t\r\n()]*[A-Za-z0-9_]\.[A-Za-z][A-Za-z0-9]{0,9}:[0-9]+:[0-9]+",
@@ -400,6 +405,10 @@ fn frame_possible(b: &[u8]) -> bool {
                 && call.first().is_some_and(|&c| c == b' ' || c == b'\t')
                 && memchr::memchr_iter(b'.', call).count() >= 2
                 && !call.trim_ascii().contains(&b' ');
+            // A frame that opens on its code address (Solaris' `pstack`).
+            let address = t.iter().take_while(|c| c.is_ascii_hexdigit()).count();
+            let address_first =
+                (12..=16).contains(&address) && matches!(t.get(address), Some(b' ' | b'\t'));
             let scheme = t.iter().take_while(|c| c.is_ascii_lowercase()).count();
             let number = t.iter().take_while(|c| c.is_ascii_digit()).count();
             word(b"in")
@@ -409,6 +418,7 @@ fn frame_possible(b: &[u8]) -> bool {
                 || (number > 0 && t[number..].starts_with(b". "))
                 || (scheme > 0 && t[scheme..].starts_with(b"://"))
                 || dotnet
+                || address_first
         })
 }
 
@@ -1029,7 +1039,11 @@ fn pass_location(s: &str, hits: &mut u32) -> Option<String> {
             .nth(1)
             .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
         let frame = text.starts_with("at ") || text.starts_with("Calls: ");
+        // A logger's call site closing its header (glog's and TensorFlow's `… x.cc:107]
+        // message`) is where a line was written, not a frame.
+        let call_site = !frame && byte_at(s, m.end()) == Some(b']');
         if before_ok
+            && !call_site
             && after_ok
             && (frame || ((absolute || column) && !is_diagnostic(s, m.start(), m.end())))
             && e.replace(m.start(), m.end(), STACK)
@@ -1161,6 +1175,7 @@ pub(crate) static LOCATION: Rule = Rule {
         ex("Calls: main -> load_panel -> read.csv -> file", "<STACK>"),
     ],
     negatives: &[
+        "[2026-03-18 13:02:10.551781: W /src/net/conn_pool.cc:107] pool resized",
         // A compiler's place and message, and Julia's logger closing its box: diagnostics.,
         "===> Compilation failed: src/chat_ws.erl:88:5: function send_frame/2 undefined",
         "└ @ Genie.Server ~/.julia/packages/Genie/yQwwj/src/Server.jl:123",
@@ -1200,6 +1215,14 @@ pub(crate) static FRAME: Rule = Rule {
         ex(
             "Died with X::AdHoc\n  in method notify at /opt/app/lib/App/Mailer.rakumod (App::Mailer) line 41",
             "Died with X::AdHoc <STACK>",
+        ),
+        ex(
+            "Fatal error: index out of range\n0 0x0000aaaab3c2d1e4 Store.load(_:) + 812 in Run\n1 0x0000aaaab3c1f008 closure #1 in main + 64 in Run",
+            "Fatal error: index out of range <STACK>",
+        ),
+        ex(
+            "-----------------  lwp# 1 / thread# 1  --------------------\n ffffffff7ef3c4a8 _lwp_park (0, 0, 1001ec2f0, 0, 0, 0) + 8\n 0000000100012f40 main (1, ffffffff7ffff8e8, 0, 0) + 2a0",
+            "-----------------  lwp# 1 / thread# 1  -------------------- <STACK>",
         ),
         ex(
             "Ausnahme: System.IO.IOException: Zugriff verweigert\n   bei Kontor.Lager.Abgleich.Lesen(String pfad) in D:\\src\\Lager\\Abgleich.cs:Zeile 57\n   bei Kontor.Lager.Program.Main()",
