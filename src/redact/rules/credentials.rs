@@ -150,7 +150,8 @@ const SECRET_PAIRS: [(&str, &str); 19] = [
     ("session", "id"),
 ];
 /// Words after a secret word that keep the key secret (`password_hash`, `secret_id`).
-const SECRET_CONTINUATIONS: [&str; 18] = [
+const SECRET_CONTINUATIONS: [&str; 19] = [
+    "base",
     "id",
     "value",
     "hash",
@@ -2489,6 +2490,27 @@ static PROTOCOL_RE: LazyLock<Matcher> = LazyLock::new(|| {
     .expect("constant regex")
 });
 
+/// A password that a sentence or a command's place names, with no operator: what follows
+/// `password is`, `password was changed to`, `Generated password for user elastic:`, the
+/// `user/password` after `credentials`, and the positional password of the commands that take
+/// one (`htpasswd -b FILE USER PASS`, `rabbitmqctl add_user USER PASS`, `mysqladmin … password
+/// NEW`, `echo 'user:pass' | chpasswd`, MySQL's `SET PASSWORD FOR u = 'x'`). The sentence forms
+/// take a value only when it looks like one (letters with digits or symbols).
+static PLACED_PASSWORD_RE: LazyLock<Matcher> = LazyLock::new(|| {
+    Matcher::new(concat!(
+        r"(?-u:\b)(?i-u:password|passwd|passphrase|pwd)(?:[ \t]+(?i-u:was|has been|is now))?(?:[ \t]+(?i-u:changed|set|reset|updated))?[ \t]+(?i-u:is|to)[ \t]*:?[ \t]+([^ \t\r\n\x22'<>]+)",
+        r"|(?-u:\b)(?i-u:password|passphrase)[ \t]+(?i-u:for)[ \t]+(?:(?i-u:user|account)[ \t]+)?[^ \t\r\n:]+[ \t]*:[ \t]*([^ \t\r\n\x22']+)",
+        r"|(?-u:\b)(?i-u:credentials?|creds)[ \t]*[:=]?[ \t]+[A-Za-z0-9_.@\-]+/([^ \t\r\n\x22']+)",
+        // Positional passwords: checked for a flag or a placeholder only.
+        r"|(?-u:\b)htpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[^ \t\r\n]+[ \t]+)*[^ \t\r\n-][^ \t\r\n]*[ \t]+[^ \t\r\n]+[ \t]+([^ \t\r\n]+)",
+        r"|(?-u:\b)rabbitmqctl[ \t]+(?:add_user|change_password|authenticate_user)[ \t]+[^ \t\r\n]+[ \t]+([^ \t\r\n]+)",
+        r"|(?-u:\b)mysqladmin[^\r\n]*?[ \t]password[ \t]+([^ \t\r\n]+)",
+        r"|(?-u:\b)echo[ \t]+['\x22]?[A-Za-z0-9_.\-]+:([^ \t\r\n'\x22|]+)['\x22]?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd",
+        r"|(?-u:\b)(?i-u:set[ \t]+password)(?:[ \t]+(?i-u:for)[ \t]+[^ \t\r\n=]+)?[ \t]*=[ \t]*(?:(?i-u:password)\()?'([^'\r\n]+)'",
+    ))
+    .expect("constant regex")
+});
+
 static OPTION_VALUE_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r#"(?i-u:option|setting|parameter|variable|property|key)[ \t]+['"`]?([A-Za-z0-9_.\-]+)['"`]?"#,
@@ -2550,6 +2572,24 @@ fn pass_protocol(s: &str, hits: &mut u32) -> Option<String> {
             *hits += 1;
         }
     }
+    for caps in PLACED_PASSWORD_RE.captures_iter(s) {
+        let Some((group, v)) = (1..caps.group_count()).find_map(|g| caps.get(g).map(|v| (g, v)))
+        else {
+            continue;
+        };
+        // A sentence's punctuation closes the value (`password is x7Q!p2, then`).
+        let value = v.as_str().trim_end_matches([',', ';', '.', ')', ']']);
+        let sentence = group <= 3;
+        if is_placeholder(value)
+            || value.starts_with('-')
+            || (sentence && (!looks_like_secret(value) || PROSE_VALUES.contains(&value)))
+        {
+            continue;
+        }
+        if e.replace(v.start(), v.start() + value.len(), SECRET) {
+            *hits += 1;
+        }
+    }
     for caps in OPTION_VALUE_RE.captures_iter(s) {
         let (Some(key), Some(v)) = (caps.get(1), caps.get(2)) else {
             continue;
@@ -2591,11 +2631,30 @@ pub(crate) static PROTOCOL: Rule = Rule {
         "set to",
         "value is",
         "ugfzc3dvcmq6",
+        "pwd",
+        "cred",
+        "rabbitmqctl",
     ],
     gate: always,
     pass: pass_protocol,
-    matchers: &[&PROTOCOL_RE, &OPTION_VALUE_RE],
+    matchers: &[&PROTOCOL_RE, &PLACED_PASSWORD_RE, &OPTION_VALUE_RE],
     examples: &[
+        ex(
+            "the new password is Tq8!vmr2 and elastic's password was changed to Zeph9rW",
+            "the new password is <SECRET> and elastic's password was changed to <SECRET>",
+        ),
+        ex(
+            "Generated password for user kibana_system: h7Ra=Mq2x, credentials ops/Bw4tQz9",
+            "Generated password for user kibana_system: <SECRET>, credentials ops/<SECRET>",
+        ),
+        ex(
+            "$ htpasswd -b /etc/nginx/.htpasswd admin Pl4inPw && rabbitmqctl add_user app Rb7mq2x",
+            "$ htpasswd -b /etc/nginx/.htpasswd admin <SECRET> && rabbitmqctl add_user app <SECRET>",
+        ),
+        ex(
+            "echo 'deploy:Dx9vL2q' | sudo chpasswd; SET PASSWORD FOR 'app'@'%' = 'Sq1pw7x'",
+            "echo 'deploy:<SECRET>' | sudo chpasswd; SET PASSWORD FOR 'app'@'%' = '<SECRET>'",
+        ),
         ex(
             r#"1715332001.118 [0 lua] "AUTH" "default" "Qe7#pLx0!mZ""#,
             r#"1715332001.118 [0 lua] "AUTH" "default" "<SECRET>""#,
@@ -2639,6 +2698,8 @@ pub(crate) static PROTOCOL: Rule = Rule {
         ),
     ],
     negatives: &[
+        "the password is incorrect; password is required; password was changed to meet policy",
+        "credentials ops/readonly applied",
         "AUTH LOGIN",
         "250-AUTH PLAIN LOGIN CRAM-MD5",
         "net user alice /domain and net user bob * /add",
