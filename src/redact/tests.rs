@@ -324,6 +324,16 @@ fn overlapping_sql_messages_are_redacted_once() {
 /// Fuzz finds `pg-duplicate-key-message-and-host-*`: the closing `already exists` of a
 /// PostgreSQL key message was the head of a host (`exists9le.org`), so the host rule took it
 /// and a second run matched a later `already exists`, taking `<HOST>` into the value.
+/// Fuzz find (4 December, third session): a quoted value that opens on a placeholder was kept
+/// whole, and the secret key inside it (`db_password=…`) with it.
+#[test]
+fn a_kept_quoted_value_is_read_for_the_keys_inside_it() {
+    check(
+        "x password:  \"<SECRET> db_password=HHHHHHHHHH assword:  \"<SECRET>",
+        "x password:  \"<SECRET> db_password=<SECRET> assword:  \"<SECRET>",
+    );
+}
+
 #[test]
 fn pg_key_message_closing_phrase_must_end_the_word() {
     check(

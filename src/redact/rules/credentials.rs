@@ -1073,7 +1073,9 @@ fn pass_key_values(s: &str, hits: &mut u32) -> Option<String> {
             || working_dir
             || is_mask_at(s, vs)
         {
-            pos = pos.max(resume);
+            // A value kept as it is may hold a key of its own (a placeholder, then
+            // `db_password=x` before the quote closes): the search goes on inside it.
+            pos = pos.max(if quoted { vs } else { resume });
             continue;
         }
         if comma && !quoted {

@@ -1192,6 +1192,7 @@ fn hex_may_grant(s: &str, start: usize) -> bool {
     let line = &s[..start];
     let mut words = 0;
     let mut named_id = false;
+    let mut words_only = true;
     let b = line.as_bytes();
     let mut end = b.len();
     while words < 8 && end > 0 {
@@ -1223,12 +1224,17 @@ fn hex_may_grant(s: &str, start: usize) -> bool {
         }) {
             return true;
         }
-        if words < 3
-            && HEX_ID_WORDS
-                .iter()
-                .any(|w| word.eq_ignore_ascii_case(w) || singular.eq_ignore_ascii_case(w))
-        {
+        let id_word = HEX_ID_WORDS
+            .iter()
+            .any(|w| word.eq_ignore_ascii_case(w) || singular.eq_ignore_ascii_case(w));
+        if words < 3 && id_word && words_only {
             named_id = true;
+        }
+        // A value between them names no id of this run (`where id = 10000 <hex>`), nor does
+        // a placeholder that stands for one (`id = <NUM> <hex>`).
+        let placeholder = from > 0 && b[from - 1] == b'<' && b.get(end) == Some(&b'>');
+        if placeholder || (!id_word && word.bytes().any(|b| b.is_ascii_digit())) {
+            words_only = false;
         }
         words += 1;
         end = from;
@@ -1370,6 +1376,11 @@ pub(crate) static LONG_RUN: Rule = Rule {
         ex(
             "revoked cookies 5d41402abc4b2a76b9719d911017c592 and playtokenhash=7215ee9c7d9dc229d2921a40e899ec5f",
             "revoked cookies <TOKEN> and playtokenhash=<TOKEN>",
+        ),
+        // An id word names the value right after it, not a run after that value.
+        ex(
+            "job 4412 5d41402abc4b2a76b9719d911017c592 done",
+            "job 4412 <TOKEN> done",
         ),
         ex(
             "GET https://dl.fotoloop.com/f?k=5d41402abc4b2a76b9719d911017c592&sha=7215ee9c7d9dc229d2921a40e899ec5f",
