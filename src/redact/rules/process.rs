@@ -15,7 +15,11 @@ static PID_KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
         r"(?i-u:(?:pp|p|child|main|parent|worker|master|proc|process)[_ -]?)?(?i-u:pid)",
         r"[ \t]*[:=#]?[ \t]*[0-9]{1,10}",
-        r"|(?i-u:process)[_ -]?(?i-u:id)[ \t]*[:=]?[ \t]*[0-9]{1,10}",
+        r"|(?i-u:process|thread)[_ -]?(?i-u:id)[ \t]*[:=]?[ \t]*[0-9]{1,10}",
+        // Prose that names the id: `pid is 4412`, `PID of the server: 4412`, `process with id
+        // 4412`.
+        r"|(?-u:\b)(?i-u:pid)(?:[ \t]+(?i-u:of)(?:[ \t]+(?i-u:the))?[ \t]+[A-Za-z][A-Za-z0-9_\-]*)?(?:[ \t]+(?i-u:is)|[ \t]*:)[ \t]+[0-9]{2,10}",
+        r"|(?-u:\b)(?i-u:process)[ \t]+(?i-u:with)[ \t]+(?i-u:id|pid)[ \t]+[0-9]{2,10}",
         r"|(?i-u:process)[ \t]+[0-9]{2,10}[ \t]+\(",
         // The prose forms also with the id bracketed: `worker [4412] started`.
         r"|(?-u:\b)(?i-u:process|proc|child|worker|subprocess|daemon|prozess|processus|proceso|processo|proces)[ \t]+[0-9]{2,10}(?-u:\b)",
@@ -144,6 +148,10 @@ pub(crate) static PID_FORMS: Rule = Rule {
     pass: |s, hits| pass_pid(&PID_KEY_RE, s, hits),
     matchers: &[&PID_KEY_RE],
     examples: &[
+        ex(
+            "server started, pid is 4412; PID of the server: 4413; process with id 4414; OS thread id 5521",
+            "server started, pid is <PID>; PID of the server: <PID>; process with id <PID>; OS thread id <PID>",
+        ),
         ex(
             "Prozess 4412 beendet, processus 5120 relancé",
             "Prozess <PID> beendet, processus <PID> relancé",
@@ -755,6 +763,8 @@ static PID_PAIRED_RE: LazyLock<Matcher> = LazyLock::new(|| {
         r"|(?-u:\b)(?i:process id) is ([0-9]{2,10})",
         r"|(?-u:\b)cpu[0-9]{1,4}:([0-9]{2,10})\)",
         r"|_ora_([0-9]{2,10})\.tr[cm](?-u:\b)",
+        // GLib's `(nautilus:4412): GLib-WARNING **`: the program and its pid in parentheses.
+        r"|\((?:[A-Za-z][A-Za-z0-9_\-]*):([0-9]{2,10})\):[ \t]",
         // pino-pretty's `(47431 on web-3)`: the pid, then the host it runs on.
         r"|\(([0-9]{2,10}) on [A-Za-z0-9<][^ \t\r\n()]*[0-9.\->][^ \t\r\n()]*\)",
         // A line's own `[pid - thread]` head (Suricata's `[29203 - Suricata-Main]`).
@@ -815,6 +825,7 @@ pub(crate) static PID_PAIRED: Rule = Rule {
         "_ora_",
         " on ",
         " - ",
+        "):",
         "kill",
         "sig",
         "task",
@@ -838,6 +849,10 @@ pub(crate) static PID_PAIRED: Rule = Rule {
     pass: pass_paired,
     matchers: &[&PID_PAIRED_RE],
     examples: &[
+        ex(
+            "** (nautilus:4412): CRITICAL **: 10:00:01.118: assertion failed",
+            "** (nautilus:<PID>): CRITICAL **: 10:00:01.118: assertion failed",
+        ),
         ex(
             "UI thread (0x2b0c) blocked for 4s",
             "UI thread (<PID>) blocked for 4s",
@@ -892,6 +907,7 @@ pub(crate) static PID_PAIRED: Rule = Rule {
         ),
     ],
     negatives: &[
+        "failed at (main.c:42): bad fd and (step:3): skipped",
         "worker(3) of 8 idle; thread (main) waiting",
         "sold (25 on sale) today",
         "killed 12 jobs; retried (3) started; task 12 of 40 done",
@@ -1018,7 +1034,7 @@ pub(crate) static PID_TOOL_ARGS: Rule = Rule {
 /// what tells.
 static KEY_RE: LazyLock<Matcher> = LazyLock::new(|| {
     Matcher::new(concat!(
-        r#"(?i-u:[A-Za-z_]*(?:pid|tid|lwp|nid|eduid|osthread|process[_ ]?id|thread[_ ]?id|prozess-?id|进程 ?id))["']?[ \t]*(?:[:=]|：)[ \t]*["']?"#,
+        r#"(?i-u:[A-Za-z_]*(?:pid|tid|lwp|nid|eduid|osthread|process[_ ]?id|thread[_ ]?id|prozess-?id|进程 ?id|proc))["']?[ \t]*(?:=>|[:=]|：)[ \t]*["']?"#,
         r"(0x[0-9A-Fa-f]{1,16}|[0-9]{1,20}|[0-9A-F]{4,16}|[a-z0-9]{3,8})(?-u:\b)",
         // A Windows event's XML field: `<Data Name="CallerProcessId">0x2a8</Data>`.
         r#"|Name=["'][A-Za-z]*(?:Process|Thread)I[dD]["']>(0x[0-9A-Fa-f]{1,16}|[0-9]{2,10})<"#,
@@ -1042,7 +1058,7 @@ fn pass_key(s: &str, hits: &mut u32) -> Option<String> {
             continue;
         }
         let key =
-            s[all.start()..v.start()].trim_end_matches([':', '=', '"', '\'', ' ', '\t', '：']);
+            s[all.start()..v.start()].trim_end_matches([':', '=', '>', '"', '\'', ' ', '\t', '：']);
         let lower = key.to_ascii_lowercase();
         let last = lower.rsplit(['_', '-', '.', ' ']).next().unwrap_or(&lower);
         // A camel-case key's last word: Android's `sysTid=`, 1C's `OSThread=`.
@@ -1070,6 +1086,8 @@ fn pass_key(s: &str, hits: &mut u32) -> Option<String> {
         let ok = match last {
             "pid" | "ppid" | "spid" | "mpid" | "pgid" | "lwp" | "processid" | "threadid"
             | "eduid" => numeric,
+            // `proc=4412`, but not `nproc=16` (a count of processors).
+            "proc" => numeric && lower == "proc",
             "id" => {
                 lower.ends_with("process id")
                     || lower.ends_with("prozess-id")
@@ -1139,6 +1157,10 @@ pub(crate) static PID_KEY: Rule = Rule {
             "PID     : <PID>    TID : <PID>  PROC : db2sysc 0",
         ),
         ex("PID:            3A07E1", "PID:            <PID>"),
+        ex(
+            "proc=4412 exited; {:pid => 5120}; nproc=16",
+            "proc=<PID> exited; {:pid => <PID>}; nproc=16",
+        ),
         ex(
             r#"{"ParentProcessId":"4412","TargetThreadId":"7720"}"#,
             r#"{"ParentProcessId":"<PID>","TargetThreadId":"<PID>"}"#,
