@@ -226,7 +226,7 @@ const AUTH_SCHEMES: [&str; 7] = [
 
 /// How many words a key has (split at `_`, `-`, `.` and camel case: `dbPassword`, `X-API-Key`),
 /// and its last three, empty where it has fewer.
-fn key_words(key: &str) -> (usize, [&str; 3]) {
+pub(crate) fn key_words(key: &str) -> (usize, [&str; 3]) {
     let mut words = LastWords::default();
     let b = key.as_bytes();
     let mut start = None;

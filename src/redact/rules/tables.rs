@@ -86,23 +86,14 @@ pub(crate) struct Fields {
 /// The kind of a delimited table's column from its name, read word by word as a key is
 /// (`ProcessId`, `process_id`, `Thread ID`, `s-computername`, `container_name`).
 fn field_kind(name: &str) -> Option<Column> {
-    let mut words: Vec<String> = Vec::new();
-    let b = name.as_bytes();
-    let mut start = None;
-    for i in 0..=b.len() {
-        let c = b.get(i).copied().unwrap_or(b' ');
-        let camel = i > 0 && c.is_ascii_uppercase() && b[i - 1].is_ascii_lowercase();
-        if (!c.is_ascii_alphanumeric() || camel)
-            && let Some(st) = start.take()
-        {
-            words.push(name[st..i].to_ascii_lowercase());
-        }
-        if c.is_ascii_alphanumeric() && start.is_none() {
-            start = Some(i);
-        }
+    // The key classifier's own split: at case changes and at every byte no letter or digit.
+    let (n, words) = super::credentials::key_words(name);
+    let last = words[2].to_ascii_lowercase();
+    let before = (n >= 2).then(|| words[1].to_ascii_lowercase());
+    let (before, last) = (before.as_deref(), last.as_str());
+    if n == 0 {
+        return None;
     }
-    let last = words.last()?.as_str();
-    let before = words.len().checked_sub(2).map(|i| words[i].as_str());
     let id = matches!(last, "id" | "number" | "num" | "no" | "name");
     match (before, last) {
         (_, "pid" | "tid" | "ppid" | "lwp" | "spid" | "pgid" | "processid" | "threadid") => {
